@@ -1,0 +1,34 @@
+//! The endpoint contract of the workspace, written once.
+//!
+//! CONTRACT.md (summarised in this crate's README and in `docs/contract.md`) says what every
+//! server answers, byte for byte. This crate is its executable form for the Rust variants:
+//!
+//! - [`body`]: bodies, content types and limits;
+//! - [`route`]: which endpoint a method and request target select;
+//! - [`query`]: the query echo's form decoder;
+//! - [`auth`]: the constant-time Bearer-token check of `/api/private`;
+//! - [`peer`]: the peer address as `/my/ip` shows it;
+//! - [`scenario`]: the work behind the event-loop scenarios;
+//! - [`response`]: response heads and whole prebuilt responses, derived from the bodies;
+//! - [`date`]: the `Date` value, cached and refreshed once a second without data races;
+//! - [`config`]: `--addr`, `--workers`, `ADDR`, `PORT`, `AUTH_TOKEN`;
+//! - [`net`]: binding listeners (SO_REUSEPORT, backlog), the ready line, RLIMIT_NOFILE;
+//! - [`signal`]: the SIGINT/SIGTERM shutdown future;
+//! - [`workers`]: one thread and one current-thread runtime per listener, until a signal.
+#![deny(missing_docs)]
+
+pub mod auth;
+pub mod body;
+pub mod config;
+pub mod date;
+pub mod net;
+pub mod peer;
+pub mod query;
+pub mod response;
+pub mod route;
+pub mod scenario;
+pub mod signal;
+pub mod workers;
+
+pub use config::{Config, ServerArgs};
+pub use route::{Endpoint, Method, Route};

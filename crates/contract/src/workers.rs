@@ -1,0 +1,84 @@
+//! Running a server's workers: one OS thread per listener, each with its own current-thread
+//! tokio runtime, nothing shared between them; the calling thread waits for SIGINT/SIGTERM,
+//! fires the shutdown, and joins the workers.
+//!
+//! This is the "`--workers N` threads, each with its own listener" model shared by the
+//! tokio-based variants. With one worker it compares with a single-process Node or Python
+//! server: one thread serves, the calling thread only waits for signals.
+
+use std::future::Future;
+use std::io;
+use std::net::TcpListener;
+use std::sync::Arc;
+
+use crate::signal::{self, Shutdown, Signal};
+
+/// Serves `listeners` until SIGINT or SIGTERM, running `serve(listener, shutdown)` on one
+/// worker thread per listener. Returns once every worker has returned.
+///
+/// `serve` must return within [`SHUTDOWN_GRACE`](crate::body::SHUTDOWN_GRACE) of the
+/// shutdown firing (stop accepting, let in-flight requests finish, then drop the rest).
+pub fn run<F, Fut>(listeners: Vec<TcpListener>, serve: F) -> io::Result<Option<Signal>>
+where
+    F: Fn(tokio::net::TcpListener, Shutdown) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ()> + 'static,
+{
+    let signals = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    // Register the handlers before any worker starts, so an early signal is not lost.
+    let waiting = signals.block_on(async { signal::recv_registered() })?;
+    let (trigger, shutdown) = signal::channel();
+    let serve = Arc::new(serve);
+    let mut handles = Vec::with_capacity(listeners.len());
+    for (i, listener) in listeners.into_iter().enumerate() {
+        let serve = Arc::clone(&serve);
+        let shutdown = shutdown.clone();
+        let handle = std::thread::Builder::new()
+            .name(format!("worker-{i}"))
+            .spawn(move || -> io::Result<()> {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()?;
+                rt.block_on(async move {
+                    let listener = tokio::net::TcpListener::from_std(listener)?;
+                    serve(listener, shutdown).await;
+                    Ok::<(), io::Error>(())
+                })?;
+                // Tasks still running past the grace period are dropped here.
+                rt.shutdown_background();
+                Ok(())
+            })?;
+        handles.push(handle);
+    }
+    drop(shutdown);
+    let got = signals.block_on(async {
+        let mut all_done = Box::pin(async {
+            // If every worker ended by itself (all failed), stop waiting for a signal.
+            while !handles.iter().all(|h| h.is_finished()) {
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+        });
+        tokio::select! {
+            s = waiting.recv() => Some(s),
+            _ = &mut all_done => None,
+        }
+    });
+    trigger.fire();
+    let mut first_err = None;
+    for h in handles {
+        match h.join() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                first_err.get_or_insert(e);
+            }
+            Err(_) => {
+                first_err.get_or_insert(io::Error::other("a worker thread panicked"));
+            }
+        }
+    }
+    match first_err {
+        Some(e) => Err(e),
+        None => Ok(got),
+    }
+}
