@@ -169,8 +169,15 @@ impl Manifest {
             if let Some(g) = s.groups.iter().find(|g| !GROUPS.contains(&g.as_str())) {
                 return Err(format!("server {:?} lists unknown group {g:?}", s.name));
             }
-            if let Some(e) = s.experiments.iter().find(|e| !EXPERIMENTS.contains(&e.as_str())) {
-                return Err(format!("server {:?} lists unknown experiment {e:?}", s.name));
+            if let Some(e) = s
+                .experiments
+                .iter()
+                .find(|e| !EXPERIMENTS.contains(&e.as_str()))
+            {
+                return Err(format!(
+                    "server {:?} lists unknown experiment {e:?}",
+                    s.name
+                ));
             }
             if s.scenarios != s.groups.iter().any(|g| g == "scenarios") {
                 return Err(format!(
@@ -179,7 +186,10 @@ impl Manifest {
                 ));
             }
             if let Some(e) = s.exceptions.iter().find(|e| e.reason.trim().is_empty()) {
-                return Err(format!("server {:?}: exception {:?} has no reason", s.name, e.check));
+                return Err(format!(
+                    "server {:?}: exception {:?} has no reason",
+                    s.name, e.check
+                ));
             }
         }
         Ok(())
@@ -240,11 +250,28 @@ mod tests {
     #[test]
     fn rejects_broken_manifests() {
         for (bad, why) in [
-            (OK.replace("\"core\", \"scenarios\"", "\"cor\", \"scenarios\""), "unknown group"),
-            (OK.replace("scenarios = true", "scenarios = false"), "disagrees"),
+            (
+                OK.replace("\"core\", \"scenarios\"", "\"cor\", \"scenarios\""),
+                "unknown group",
+            ),
+            (
+                OK.replace("scenarios = true", "scenarios = false"),
+                "disagrees",
+            ),
             (OK.replace("package = \"server-a\"", ""), "exactly one"),
-            (OK.replace("reason = \"adds a field\"", "reason = \" \""), "no reason"),
-            (format!("{OK}\n{}", OK.replace("[[server.exception]]", "").replace("check = \"core.hello.get\"", "").replace("reason = \"adds a field\"", "")), "twice"),
+            (
+                OK.replace("reason = \"adds a field\"", "reason = \" \""),
+                "no reason",
+            ),
+            (
+                format!(
+                    "{OK}\n{}",
+                    OK.replace("[[server.exception]]", "")
+                        .replace("check = \"core.hello.get\"", "")
+                        .replace("reason = \"adds a field\"", "")
+                ),
+                "twice",
+            ),
             (OK.replace("style", "stile"), "not a valid manifest"),
         ] {
             let e = Manifest::parse(&bad).unwrap_err().to_string();

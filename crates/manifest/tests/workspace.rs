@@ -17,7 +17,10 @@ fn workspace_packages() -> BTreeMap<String, PathBuf> {
             continue;
         };
         let value: toml::Table = toml::from_str(&text).expect("a crate's Cargo.toml parses");
-        let name = value["package"]["name"].as_str().expect("package.name").to_string();
+        let name = value["package"]["name"]
+            .as_str()
+            .expect("package.name")
+            .to_string();
         out.insert(name, dir);
     }
     out
@@ -32,7 +35,10 @@ fn every_server_crate_is_listed() {
         .keys()
         .filter(|p| p.starts_with("server-") && m.by_package(p).is_none())
         .collect();
-    assert!(missing.is_empty(), "server crates missing from servers.toml: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "server crates missing from servers.toml: {missing:?}"
+    );
 }
 
 #[test]
@@ -44,7 +50,10 @@ fn every_listed_package_exists_with_its_binary() {
         let dir = packages
             .get(p)
             .unwrap_or_else(|| panic!("servers.toml names package {p:?}, which is not in crates/"));
-        assert!(dir.join("src/main.rs").exists(), "{p} has no binary (src/main.rs)");
+        assert!(
+            dir.join("src/main.rs").exists(),
+            "{p} has no binary (src/main.rs)"
+        );
         assert!(
             dir.join("tests").is_dir(),
             "{p} has no tests/ folder running the conformance suite"
