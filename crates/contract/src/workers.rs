@@ -23,11 +23,31 @@ where
     F: Fn(tokio::net::TcpListener, Shutdown) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = ()> + 'static,
 {
+    run_with_ready(listeners, || Ok(()), serve)
+}
+
+/// [`run`], calling `ready` (typically [`announce`](crate::net::announce)) once the SIGINT and
+/// SIGTERM handlers are registered and before any worker starts.
+///
+/// Announcing before [`run`] leaves a window in which a signal sent right after the ready line
+/// still has its default action and kills the process (no exit 0); announcing here closes it.
+/// An error from `ready` is returned without serving.
+pub fn run_with_ready<R, F, Fut>(
+    listeners: Vec<TcpListener>,
+    ready: R,
+    serve: F,
+) -> io::Result<Option<Signal>>
+where
+    R: FnOnce() -> io::Result<()>,
+    F: Fn(tokio::net::TcpListener, Shutdown) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ()> + 'static,
+{
     let signals = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     // Register the handlers before any worker starts, so an early signal is not lost.
     let waiting = signals.block_on(async { signal::recv_registered() })?;
+    ready()?;
     let (trigger, shutdown) = signal::channel();
     let serve = Arc::new(serve);
     let mut handles = Vec::with_capacity(listeners.len());
