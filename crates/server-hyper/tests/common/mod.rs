@@ -1,0 +1,271 @@
+//! Test support: the real `server-hyper` binary as a child process (killed on drop), a raw
+//! TCP client and a small, strict HTTP/1.x response reader.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_server-hyper");
+
+/// A running server; killed (SIGKILL) and reaped when dropped, unless already waited for.
+pub struct Server {
+    pub child: Child,
+    pub addr: SocketAddr,
+}
+
+impl Server {
+    /// Starts the binary on 127.0.0.1:0 with `extra` flags and waits for its ready line.
+    pub fn start(extra: &[&str]) -> Server {
+        let mut child = Command::new(BIN)
+            .args(["--addr", "127.0.0.1:0"])
+            .args(extra)
+            .env_remove("ADDR")
+            .env_remove("PORT")
+            .env_remove("AUTH_TOKEN")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn server-hyper");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let mut server = Server {
+            child,
+            addr: "127.0.0.1:1".parse().unwrap(),
+        };
+        let line = rx
+            .recv_timeout(Duration::from_secs(20))
+            .expect("no ready line within 20 s");
+        let addr = line
+            .trim_end()
+            .strip_prefix("listening on http://")
+            .unwrap_or_else(|| panic!("bad ready line {line:?}"));
+        server.addr = addr.parse().expect("ready line address");
+        assert_ne!(server.addr.port(), 0);
+        server
+    }
+
+    /// A new connection with read/write timeouts.
+    pub fn connect(&self) -> TcpStream {
+        let s = TcpStream::connect(self.addr).expect("connect");
+        s.set_read_timeout(Some(Duration::from_secs(15))).unwrap();
+        s.set_write_timeout(Some(Duration::from_secs(15))).unwrap();
+        s
+    }
+
+    /// Sends `bytes` on a new connection, half-closes nothing, and reads until the server
+    /// closes (or 15 s pass).
+    pub fn exchange_until_close(&self, bytes: &[u8]) -> (Vec<u8>, bool) {
+        let mut s = self.connect();
+        s.write_all(bytes).unwrap();
+        read_to_close(&mut s)
+    }
+
+    /// Sends `signal` to the server process.
+    pub fn signal(&self, signal: i32) {
+        // SAFETY: kill(2) with a PID we spawned and still own (not yet reaped).
+        let rc = unsafe { libc::kill(self.child.id() as i32, signal) };
+        assert_eq!(rc, 0, "kill failed");
+    }
+
+    /// Waits up to `limit` for the process to exit; its exit code.
+    pub fn wait_exit(&mut self, limit: Duration) -> Option<i32> {
+        let deadline = std::time::Instant::now() + limit;
+        while std::time::Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Reads until EOF (`true`), a reset (`true`) or the read timeout (`false`).
+pub fn read_to_close(s: &mut TcpStream) -> (Vec<u8>, bool) {
+    let mut out = Vec::new();
+    let mut buf = [0u8; 65536];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return (out, true),
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return (out, true),
+            Err(_) => return (out, false),
+        }
+    }
+}
+
+/// One parsed response.
+#[derive(Debug, Clone)]
+pub struct Resp {
+    pub status_line: String,
+    pub status: u16,
+    /// Field names lowercased, in order.
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Resp {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let mut it = self.headers.iter().filter(|(n, _)| n == name);
+        let v = it.next().map(|(_, v)| v.as_str());
+        assert!(it.next().is_none(), "{name} twice in {self:?}");
+        v
+    }
+
+    /// The field names, sorted.
+    pub fn names(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = self.headers.iter().map(|(n, _)| n.as_str()).collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Asserts the exact field set and the date's form.
+    pub fn assert_names(&self, expected: &[&str]) {
+        let mut e = expected.to_vec();
+        e.sort_unstable();
+        assert_eq!(self.names(), e, "{self:?}");
+        let date = self.header("date").unwrap();
+        assert!(httpdate_like(date), "bad date {date:?}");
+    }
+}
+
+fn httpdate_like(s: &str) -> bool {
+    s.len() == 29 && s.ends_with(" GMT") && s.as_bytes()[3] == b','
+}
+
+/// Parses every complete response in `bytes`; `head_only` says the body is absent (HEAD).
+/// Panics on anything malformed or trailing.
+pub fn parse_all(mut bytes: &[u8], head_only: bool) -> Vec<Resp> {
+    let mut out = Vec::new();
+    while !bytes.is_empty() {
+        let (r, used) = parse_one(bytes, head_only);
+        out.push(r);
+        bytes = &bytes[used..];
+    }
+    out
+}
+
+/// Parses one response from the start of `bytes`; returns it and the bytes it used.
+pub fn parse_one(bytes: &[u8], head_only: bool) -> (Resp, usize) {
+    let end = bytes
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .unwrap_or_else(|| panic!("no complete head in {:?}", String::from_utf8_lossy(bytes)));
+    let head = std::str::from_utf8(&bytes[..end]).expect("head is UTF-8");
+    let mut lines = head.split("\r\n");
+    let status_line = lines.next().unwrap().to_string();
+    let status: u16 = status_line
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("bad status line {status_line:?}"));
+    let headers: Vec<(String, String)> = lines
+        .map(|l| {
+            let (n, v) = l
+                .split_once(':')
+                .unwrap_or_else(|| panic!("bad field {l:?}"));
+            (n.to_ascii_lowercase(), v.trim().to_string())
+        })
+        .collect();
+    let mut r = Resp {
+        status_line,
+        status,
+        headers,
+        body: Vec::new(),
+    };
+    let len: usize = r
+        .header("content-length")
+        .expect("content-length")
+        .parse()
+        .unwrap();
+    let start = end + 4;
+    let body_len = if head_only { 0 } else { len };
+    assert!(
+        bytes.len() >= start + body_len,
+        "short body: {:?}",
+        String::from_utf8_lossy(bytes)
+    );
+    r.body = bytes[start..start + body_len].to_vec();
+    (r, start + body_len)
+}
+
+/// Sends one request on `s` and reads exactly one response (keeping the connection).
+pub fn roundtrip(s: &mut TcpStream, req: &[u8], head_only: bool) -> Resp {
+    s.write_all(req).unwrap();
+    read_one(s, head_only)
+}
+
+/// Reads exactly one response from `s`.
+pub fn read_one(s: &mut TcpStream, head_only: bool) -> Resp {
+    read_n(s, 1, head_only).pop().unwrap()
+}
+
+/// Reads exactly `n` responses from `s` (pipelined answers may arrive in one segment), and
+/// asserts nothing follows them in what was read.
+pub fn read_n(s: &mut TcpStream, n: usize, head_only: bool) -> Vec<Resp> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 65536];
+    loop {
+        if let Some(want) = complete_len(&buf, n, head_only) {
+            assert_eq!(buf.len(), want, "bytes after the responses");
+            let mut out = Vec::new();
+            let mut at = 0;
+            for _ in 0..n {
+                let (r, used) = parse_one(&buf[at..], head_only);
+                out.push(r);
+                at += used;
+            }
+            return out;
+        }
+        let got = s.read(&mut chunk).expect("read response");
+        assert!(
+            got > 0,
+            "closed before {n} full responses: {:?}",
+            String::from_utf8_lossy(&buf)
+        );
+        buf.extend_from_slice(&chunk[..got]);
+    }
+}
+
+/// The length of the first `n` complete responses in `buf`, if they are all there.
+fn complete_len(buf: &[u8], n: usize, head_only: bool) -> Option<usize> {
+    let mut at = 0;
+    for _ in 0..n {
+        let end = at + buf[at..].windows(4).position(|w| w == b"\r\n\r\n")?;
+        let head = String::from_utf8_lossy(&buf[at..end]).to_ascii_lowercase();
+        let len: usize = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length:"))
+            .map(|v| v.trim().parse().unwrap())
+            .unwrap_or(0);
+        at = end + 4 + if head_only { 0 } else { len };
+        if buf.len() < at {
+            return None;
+        }
+    }
+    Some(at)
+}
+
+/// `GET path` as an HTTP/1.1 request with a Host field.
+pub fn get(path: &str) -> Vec<u8> {
+    format!("GET {path} HTTP/1.1\r\nHost: t\r\n\r\n").into_bytes()
+}
