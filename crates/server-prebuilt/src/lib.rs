@@ -1,0 +1,25 @@
+//! The raw-socket, prebuilt-response HTTP/1.1 server: the workspace's fastest variant.
+//!
+//! No HTTP library sits above the socket. Request heads are parsed with httparse; every
+//! fixed answer is built once at start-up by the contract crate and written as it is, with
+//! its 29-byte `Date` value patched in place once a second by the thread that owns it. The
+//! per-request work is parse → pick → append: no allocation, no formatting, no logging.
+//!
+//! Layout:
+//! - [`conn`]: the sans-IO connection state machine ([`Conn::feed`]: bytes in, answers out),
+//!   tested and fuzzed without sockets;
+//! - [`responses`]: one thread's prebuilt answers, date and token ([`Responder`]);
+//! - [`server`]: the socket loop ([`serve`]): accept, one read → feed → one write per turn,
+//!   head timeout, lingering close, graceful shutdown.
+//!
+//! The binary (`server-prebuilt`) parses the shared flags, binds one listener per worker and
+//! runs [`serve`] on each through `contract::workers::run_with_ready`.
+#![deny(missing_docs)]
+
+pub mod conn;
+pub mod responses;
+pub mod server;
+
+pub use conn::{Action, Conn};
+pub use responses::Responder;
+pub use server::serve;

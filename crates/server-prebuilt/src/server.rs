@@ -1,0 +1,332 @@
+//! The socket loop: accepting, and driving each connection's [`Conn`] with one read and one
+//! write per batch of requests.
+//!
+//! One worker thread runs [`serve`] on its own current-thread runtime, with its own listener.
+//! Everything the connections of that thread share (the response table, the read buffer, the
+//! output buffer) lives in one `Worker`, borrowed only inside a single poll and never across
+//! an `.await`, so a connection holds nothing but its socket, its small [`Conn`] and, rarely,
+//! output the socket could not take at once.
+//!
+//! A turn (`Worker::turn`): read what the socket has into the thread's buffer (a short read
+//! tells tokio the socket is drained, so no second `read` returns `EAGAIN`), feed it to the
+//! [`Conn`], write every answer with one `write`.
+
+use std::cell::{Cell, RefCell};
+use std::future::poll_fn;
+use std::io;
+use std::net::IpAddr;
+use std::pin::{Pin, pin};
+use std::rc::Rc;
+use std::sync::Arc;
+use std::task::{Context, Poll, ready};
+use std::time::Duration;
+
+use contract::body::{HEAD_TIMEOUT, SHUTDOWN_GRACE};
+use contract::config::Config;
+use contract::signal::Shutdown;
+use tokio::io::{AsyncRead, AsyncWriteExt, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::LocalSet;
+use tokio::time::Instant;
+
+use crate::conn::{Action, Conn};
+use crate::responses::Responder;
+
+/// Size of each thread's read buffer.
+const READ_BUF: usize = 32 * 1024;
+/// Initial size of each thread's output buffer (it grows for deep pipelines and stays).
+const OUT_BUF: usize = 64 * 1024;
+/// How long to wait before accepting again after running out of descriptors or memory.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
+/// How long a lingering close discards input, and how much at most.
+const LINGER_TIME: Duration = Duration::from_secs(2);
+const LINGER_BYTES: usize = 4 * 1024 * 1024;
+/// How long a closing answer may wait for a client that does not read.
+const FINAL_WRITE_TIME: Duration = Duration::from_secs(10);
+
+/// What one thread's connections share.
+struct Worker {
+    shared: RefCell<Shared>,
+    /// Connections in the middle of a request (for the shutdown grace period).
+    busy: Cell<usize>,
+    /// Shutdown has been asked for: answer with `connection: close` and close.
+    draining: Cell<bool>,
+}
+
+struct Shared {
+    responder: Responder,
+    input: Box<[u8]>,
+    out: Vec<u8>,
+}
+
+/// The result of one turn.
+enum Turn {
+    /// Input was fed and the answers written (or queued in the connection's pending buffer).
+    Fed(Action),
+    /// The client closed, or the socket failed: drop the connection.
+    Gone,
+}
+
+impl Worker {
+    fn new(token: &[u8]) -> Worker {
+        Worker {
+            shared: RefCell::new(Shared {
+                responder: Responder::new(token),
+                input: vec![0; READ_BUF].into_boxed_slice(),
+                out: Vec::with_capacity(OUT_BUF),
+            }),
+            busy: Cell::new(0),
+            draining: Cell::new(false),
+        }
+    }
+
+    /// Reads once, feeds the bytes to `conn` and writes the answers; whatever the socket does
+    /// not take now goes to `pending`.
+    fn turn(
+        &self,
+        cx: &mut Context<'_>,
+        stream: &mut TcpStream,
+        conn: &mut Conn,
+        pending: &mut Vec<u8>,
+    ) -> Poll<Turn> {
+        let mut shared = self.shared.borrow_mut();
+        let Shared {
+            responder,
+            input,
+            out,
+        } = &mut *shared;
+        let mut buf = ReadBuf::new(input);
+        match ready!(Pin::new(&mut *stream).poll_read(cx, &mut buf)) {
+            Ok(()) if !buf.filled().is_empty() => {}
+            _ => return Poll::Ready(Turn::Gone),
+        }
+        responder.refresh();
+        if self.draining.get() {
+            conn.drain();
+        }
+        out.clear();
+        let action = conn.feed(responder, buf.filled(), out);
+        if !out.is_empty() && !write_now(stream, out, pending) {
+            return Poll::Ready(Turn::Gone);
+        }
+        Poll::Ready(Turn::Fed(action))
+    }
+
+    /// Reads and discards input (a lingering close): the byte count, 0 at end of input.
+    fn discard(&self, cx: &mut Context<'_>, stream: &mut TcpStream) -> Poll<usize> {
+        let mut shared = self.shared.borrow_mut();
+        let mut buf = ReadBuf::new(&mut shared.input);
+        match ready!(Pin::new(stream).poll_read(cx, &mut buf)) {
+            Ok(()) => Poll::Ready(buf.filled().len()),
+            Err(_) => Poll::Ready(0),
+        }
+    }
+
+    /// Writes a 408 for a connection whose head timed out (best effort, never waits).
+    #[cold]
+    fn expire(&self, stream: &TcpStream, conn: &mut Conn) {
+        let mut shared = self.shared.borrow_mut();
+        let Shared { responder, out, .. } = &mut *shared;
+        responder.refresh();
+        out.clear();
+        conn.expire(responder, out);
+        let _ = stream.try_write(out);
+    }
+}
+
+/// Writes `out` now; what the socket does not take is appended to `pending`. `false` when
+/// the socket failed.
+#[inline]
+fn write_now(stream: &TcpStream, out: &[u8], pending: &mut Vec<u8>) -> bool {
+    if !pending.is_empty() {
+        pending.extend_from_slice(out);
+        return true;
+    }
+    match stream.try_write(out) {
+        Ok(n) if n == out.len() => true,
+        Ok(n) => {
+            pending.extend_from_slice(&out[n..]);
+            true
+        }
+        Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+            pending.extend_from_slice(out);
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// Writes all of `pending`, waiting for the socket as needed. `false` when the socket failed.
+#[cold]
+async fn flush(stream: &mut TcpStream, pending: &mut Vec<u8>) -> bool {
+    let ok = stream.write_all(pending).await.is_ok();
+    // Output queued for a slow reader can be large; give it back.
+    *pending = Vec::new();
+    ok
+}
+
+/// Counts a connection as busy (mid-request) while it is, for the shutdown grace period.
+struct Busy<'a> {
+    worker: &'a Worker,
+    on: bool,
+}
+
+impl Busy<'_> {
+    fn set(&mut self, on: bool) {
+        if on != self.on {
+            self.on = on;
+            let n = self.worker.busy.get();
+            self.worker.busy.set(if on { n + 1 } else { n - 1 });
+        }
+    }
+}
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        self.set(false);
+    }
+}
+
+/// Serves one connection until it closes.
+async fn connection(mut stream: TcpStream, peer: IpAddr, worker: Rc<Worker>) {
+    let mut conn = Conn::new(peer);
+    let mut pending = Vec::new();
+    let mut busy = Busy {
+        worker: &worker,
+        on: false,
+    };
+    // When the current partial head began, and how many heads were complete then.
+    let mut head_since: Option<(Instant, u64)> = None;
+    loop {
+        let turn = poll_fn(|cx| worker.turn(cx, &mut stream, &mut conn, &mut pending));
+        let turn = match head_since {
+            None => turn.await,
+            Some((since, _)) => match tokio::time::timeout_at(since + HEAD_TIMEOUT, turn).await {
+                Ok(turn) => turn,
+                Err(_) => {
+                    worker.expire(&stream, &mut conn);
+                    return;
+                }
+            },
+        };
+        let Turn::Fed(action) = turn else { return };
+        if !pending.is_empty() {
+            busy.set(true);
+            let final_write = matches!(action, Action::Close { .. });
+            let flushed = if final_write {
+                tokio::time::timeout(FINAL_WRITE_TIME, flush(&mut stream, &mut pending))
+                    .await
+                    .unwrap_or(false)
+            } else {
+                flush(&mut stream, &mut pending).await
+            };
+            if !flushed {
+                return;
+            }
+        }
+        match action {
+            Action::Idle => {
+                head_since = None;
+                busy.set(false);
+                if worker.draining.get() {
+                    return;
+                }
+            }
+            Action::Head => {
+                busy.set(true);
+                let heads = conn.heads();
+                if head_since.is_none_or(|(_, h)| h != heads) {
+                    head_since = Some((Instant::now(), heads));
+                }
+            }
+            Action::Body => {
+                busy.set(true);
+                head_since = None;
+            }
+            Action::Close { linger } => {
+                if linger {
+                    busy.set(true);
+                    linger_close(&worker, &mut stream).await;
+                }
+                return;
+            }
+        }
+    }
+}
+
+/// Shuts the write side down, then discards input until the client closes (bounded in time
+/// and bytes), so that unread input does not turn the close into a reset that destroys the
+/// answer before the client reads it.
+#[cold]
+async fn linger_close(worker: &Worker, stream: &mut TcpStream) {
+    if stream.shutdown().await.is_err() {
+        return;
+    }
+    let drain = async {
+        let mut total = 0;
+        loop {
+            let n = poll_fn(|cx| worker.discard(cx, stream)).await;
+            total += n;
+            if n == 0 || total > LINGER_BYTES {
+                return;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(LINGER_TIME, drain).await;
+}
+
+/// Whether an accept error means the process is out of a resource (back off), rather than
+/// one connection having failed before it was accepted (accept again at once).
+fn out_of_resources(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM)
+    )
+}
+
+/// Accepts connections on `listener` until `shutdown` fires.
+async fn accept_loop(listener: TcpListener, worker: &Rc<Worker>, shutdown: &mut Shutdown) {
+    let mut stop = pin!(shutdown.wait());
+    loop {
+        let accepted = tokio::select! {
+            biased;
+            () = &mut stop => return,
+            a = listener.accept() => a,
+        };
+        match accepted {
+            Ok((stream, peer)) => {
+                // Small answers must not wait for Nagle; a failure here is harmless.
+                let _ = stream.set_nodelay(true);
+                tokio::task::spawn_local(connection(stream, peer.ip(), Rc::clone(worker)));
+            }
+            Err(e) if out_of_resources(&e) => {
+                tokio::select! {
+                    biased;
+                    () = &mut stop => return,
+                    () = tokio::time::sleep(ACCEPT_BACKOFF) => {}
+                }
+            }
+            // The connection failed before it was accepted (reset, aborted): nothing to do.
+            Err(_) => tokio::task::yield_now().await,
+        }
+    }
+}
+
+/// Serves HTTP/1.1 on `listener` until `shutdown` fires, then stops accepting, lets requests
+/// in flight finish (at most [`SHUTDOWN_GRACE`]) and returns. Runs on the calling thread's
+/// current-thread runtime; connections still open when it returns are dropped with it.
+pub async fn serve(listener: TcpListener, config: Arc<Config>, mut shutdown: Shutdown) {
+    let worker = Rc::new(Worker::new(config.auth_token.as_bytes()));
+    let local = LocalSet::new();
+    local
+        .run_until(async {
+            accept_loop(listener, &worker, &mut shutdown).await;
+            worker.draining.set(true);
+            // Leave a margin inside the grace period for the runtime to wind down.
+            let deadline = Instant::now() + SHUTDOWN_GRACE - Duration::from_millis(500);
+            while worker.busy.get() > 0 && Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+        .await;
+}

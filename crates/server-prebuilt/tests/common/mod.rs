@@ -1,0 +1,203 @@
+//! Starting the real binary and talking raw TCP to it, for the black-box tests.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The server binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_server-prebuilt");
+
+/// A running server, killed (by its PID) when dropped.
+pub struct Server {
+    pub child: Child,
+    pub addr: SocketAddr,
+}
+
+impl Server {
+    /// Starts the binary on a free loopback port with `args` and waits for its ready line.
+    pub fn start(args: &[&str]) -> Server {
+        let mut child = Command::new(BIN)
+            .args(["--addr", "127.0.0.1:0"])
+            .args(args)
+            .env_remove("ADDR")
+            .env_remove("PORT")
+            .env_remove("AUTH_TOKEN")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start the server");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line
+            .trim()
+            .strip_prefix("listening on http://")
+            .unwrap_or_else(|| panic!("ready line: {line:?}"))
+            .parse()
+            .unwrap();
+        Server { child, addr }
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.child.id() as i32
+    }
+
+    /// Sends `sig` to the server.
+    pub fn signal(&self, sig: i32) {
+        // SAFETY: kill(2) with a PID this test started and still holds (not yet reaped).
+        assert_eq!(unsafe { libc::kill(self.pid(), sig) }, 0);
+    }
+
+    /// Waits up to `limit` for the server to exit.
+    pub fn wait_exit(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let end = Instant::now() + limit;
+        while Instant::now() < end {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+
+    pub fn connect(&self) -> TcpStream {
+        let s = TcpStream::connect(self.addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(15))).unwrap();
+        s.set_nodelay(true).unwrap();
+        s
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// One answer read back from the wire.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    pub code: u16,
+    pub version: u8,
+    pub fields: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Answer {
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Parses one answer at the start of `buf`: the answer and its length, or `None` if it is
+/// not all there yet. `head`: the request was HEAD (no body follows).
+pub fn parse_answer(buf: &[u8], head: bool) -> Option<(Answer, usize)> {
+    let mut headers = [httparse::EMPTY_HEADER; 32];
+    let mut r = httparse::Response::new(&mut headers);
+    let n = match r.parse(buf).expect("a well-formed answer") {
+        httparse::Status::Complete(n) => n,
+        httparse::Status::Partial => return None,
+    };
+    let fields: Vec<(String, String)> = r
+        .headers
+        .iter()
+        .map(|h| {
+            (
+                h.name.to_ascii_lowercase(),
+                String::from_utf8_lossy(h.value).into_owned(),
+            )
+        })
+        .collect();
+    let len: usize = fields
+        .iter()
+        .find(|(k, _)| k == "content-length")
+        .expect("content-length")
+        .1
+        .parse()
+        .unwrap();
+    let body_len = if head { 0 } else { len };
+    if buf.len() < n + body_len {
+        return None;
+    }
+    let answer = Answer {
+        code: r.code.unwrap(),
+        version: r.version.unwrap(),
+        fields,
+        body: buf[n..n + body_len].to_vec(),
+    };
+    Some((answer, n + body_len))
+}
+
+/// Reads `count` answers (GET-framed unless `heads` says otherwise) from `s`.
+pub fn read_answers(s: &mut TcpStream, count: usize, heads: &[bool]) -> Vec<Answer> {
+    let mut buf = Vec::new();
+    let mut all = Vec::new();
+    let mut chunk = [0u8; 65536];
+    while all.len() < count {
+        loop {
+            let head = heads.get(all.len()).copied().unwrap_or(false);
+            match parse_answer(&buf, head) {
+                Some((a, n)) => {
+                    buf.drain(..n);
+                    all.push(a);
+                    if all.len() == count {
+                        break;
+                    }
+                }
+                None => break,
+            }
+        }
+        if all.len() == count {
+            break;
+        }
+        let n = s.read(&mut chunk).expect("read an answer");
+        assert!(n > 0, "closed after {} answers", all.len());
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    assert!(
+        buf.is_empty(),
+        "extra bytes: {:?}",
+        String::from_utf8_lossy(&buf)
+    );
+    all
+}
+
+/// Whether the server closes `s` (EOF or reset) within `limit`, reading and discarding.
+pub fn closes_within(s: &mut TcpStream, limit: Duration) -> bool {
+    s.set_read_timeout(Some(limit)).unwrap();
+    let mut chunk = [0u8; 4096];
+    loop {
+        match s.read(&mut chunk) {
+            Ok(0) => return true,
+            Ok(_) => continue,
+            Err(e)
+                if e.kind() == std::io::ErrorKind::WouldBlock
+                    || e.kind() == std::io::ErrorKind::TimedOut =>
+            {
+                return false;
+            }
+            Err(_) => return true,
+        }
+    }
+}
+
+/// Sends `request`, reads one answer and checks that the server then closes.
+pub fn answer_then_close(server: &Server, request: &[u8]) -> Answer {
+    let mut s = server.connect();
+    s.write_all(request).unwrap();
+    let a = read_answers(&mut s, 1, &[]).remove(0);
+    assert!(
+        closes_within(&mut s, Duration::from_secs(5)),
+        "still open after {a:?}"
+    );
+    a
+}
