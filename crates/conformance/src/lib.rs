@@ -10,7 +10,8 @@
 //! - `expect`: judging one response against the contract's response rules;
 //! - `checks`: the registry ([`checks()`]) and one module per group;
 //! - `runner`: scheduling (fast checks on a small thread pool, slow ones concurrently);
-//! - [`report`]: outcomes, the printed report and its summary line.
+//! - [`report`]: outcomes, the printed report and its summary line;
+//! - [`process`]: a server binary as a child process (ready line, signals, kill on drop).
 //!
 //! A server crate's test uses it in one line:
 //!
@@ -23,6 +24,7 @@
 
 mod checks;
 mod expect;
+pub mod process;
 pub mod report;
 mod runner;
 pub mod wire;

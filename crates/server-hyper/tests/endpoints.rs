@@ -94,27 +94,10 @@ fn private_needs_exactly_one_right_token() {
 fn token_comes_from_the_environment() {
     // AUTH_TOKEN is read at start; the helper removes it, so set it through a shell-free
     // path: a second process with the variable.
-    let mut child = std::process::Command::new(common::BIN)
-        .args(["--addr", "127.0.0.1:0"])
-        .env("AUTH_TOKEN", "s3cret")
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    let srv = Server {
-        child,
-        addr: line
-            .trim()
-            .strip_prefix("listening on http://")
-            .unwrap()
-            .parse()
-            .unwrap(),
-    };
+    let mut cmd = std::process::Command::new(common::BIN);
+    cmd.args(["--addr", "127.0.0.1:0"])
+        .env("AUTH_TOKEN", "s3cret");
+    let srv = Server::spawn(cmd);
     let mut s = srv.connect();
     let ok = b"GET /api/private HTTP/1.1\r\nAuthorization: Bearer s3cret\r\n\r\n";
     assert_eq!(roundtrip(&mut s, ok, false).status, 200);

@@ -89,29 +89,12 @@ fn bad_flag_and_bad_address_are_one_line_and_exit_2() {
 #[test]
 fn port_from_the_environment() {
     // PORT=0 on 127.0.0.1: the ready line shows the real port.
-    let mut child = Command::new(BIN)
-        .env_remove("ADDR")
-        .env("PORT", "0")
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    let srv = Server {
-        child,
-        addr: line
-            .trim()
-            .strip_prefix("listening on http://")
-            .unwrap()
-            .parse()
-            .unwrap(),
-    };
+    let mut cmd = Command::new(BIN);
+    cmd.env_remove("ADDR").env("PORT", "0");
+    let srv = Server::spawn(cmd);
     assert!(
         srv.addr.ip().is_loopback() && srv.addr.port() != 0,
-        "{line}"
+        "{}",
+        srv.addr
     );
 }

@@ -283,24 +283,12 @@ fn many_connections_at_once() {
 #[test]
 fn accept_backs_off_when_out_of_descriptors() {
     // A hard descriptor limit of 40: the server runs out after some 30 connections.
-    let mut child = Command::new("sh")
-        .args([
-            "-c",
-            &format!("ulimit -n 40 && exec {} --addr 127.0.0.1:0", common::BIN),
-        ])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    let server = Server {
-        addr: line.trim().rsplit('/').next().unwrap().parse().unwrap(),
-        child,
-    };
+    let mut cmd = Command::new("sh");
+    cmd.args([
+        "-c",
+        &format!("ulimit -n 40 && exec {} --addr 127.0.0.1:0", common::BIN),
+    ]);
+    let server = Server::spawn(cmd);
     let mut conns: Vec<_> = (0..60).map(|_| server.connect()).collect();
     for s in &mut conns {
         s.write_all(b"GET /hello HTTP/1.1\r\n\r\n").unwrap();

@@ -2,56 +2,37 @@
 //! TCP client and a small, strict HTTP/1.x response reader.
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
+
+use conformance::process::ServerProcess;
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_server-hyper");
 
-/// A running server; killed (SIGKILL) and reaped when dropped, unless already waited for.
+/// A running server: the real binary through the shared [`ServerProcess`] (killed and
+/// reaped on drop), with the address from its ready line.
 pub struct Server {
-    pub child: Child,
+    pub process: ServerProcess,
     pub addr: SocketAddr,
 }
 
 impl Server {
     /// Starts the binary on 127.0.0.1:0 with `extra` flags and waits for its ready line.
     pub fn start(extra: &[&str]) -> Server {
-        let mut child = Command::new(BIN)
-            .args(["--addr", "127.0.0.1:0"])
-            .args(extra)
-            .env_remove("ADDR")
-            .env_remove("PORT")
-            .env_remove("AUTH_TOKEN")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawn server-hyper");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let mut server = Server {
-            child,
-            addr: "127.0.0.1:1".parse().unwrap(),
-        };
-        let line = rx
-            .recv_timeout(Duration::from_secs(20))
-            .expect("no ready line within 20 s");
-        let addr = line
-            .trim_end()
-            .strip_prefix("listening on http://")
-            .unwrap_or_else(|| panic!("bad ready line {line:?}"));
-        server.addr = addr.parse().expect("ready line address");
-        assert_ne!(server.addr.port(), 0);
-        server
+        let process = ServerProcess::start(BIN, extra).unwrap_or_else(|e| panic!("{BIN}: {e}"));
+        let addr = process.addr();
+        assert_ne!(addr.port(), 0);
+        Server { process, addr }
+    }
+
+    /// Starts a fully prepared command (own flags and environment) and waits for its ready line.
+    pub fn spawn(cmd: std::process::Command) -> Server {
+        let process = ServerProcess::spawn(cmd, conformance::process::READY_TIMEOUT)
+            .unwrap_or_else(|e| panic!("{BIN}: {e}"));
+        let addr = process.addr();
+        Server { process, addr }
     }
 
     /// A new connection with read/write timeouts.
@@ -71,31 +52,13 @@ impl Server {
     }
 
     /// Sends `signal` to the server process.
-    pub fn signal(&self, signal: i32) {
-        // SAFETY: kill(2) with a PID we spawned and still own (not yet reaped).
-        let rc = unsafe { libc::kill(self.child.id() as i32, signal) };
-        assert_eq!(rc, 0, "kill failed");
+    pub fn signal(&mut self, signal: i32) {
+        self.process.signal(signal).expect("kill");
     }
 
     /// Waits up to `limit` for the process to exit; its exit code.
     pub fn wait_exit(&mut self, limit: Duration) -> Option<i32> {
-        let deadline = std::time::Instant::now() + limit;
-        while std::time::Instant::now() < deadline {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status.code();
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        None
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
+        self.process.wait_exit(limit).and_then(|s| s.code())
     }
 }
 

@@ -1,66 +1,51 @@
 //! Starting the real binary and talking raw TCP to it, for the black-box tests.
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
+
+use conformance::process::ServerProcess;
 
 /// The server binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_server-prebuilt");
 
-/// A running server, killed (by its PID) when dropped.
+/// A running server: the real binary through the shared [`ServerProcess`] (killed and
+/// reaped on drop), with the address from its ready line.
 pub struct Server {
-    pub child: Child,
+    pub process: ServerProcess,
     pub addr: SocketAddr,
 }
 
 impl Server {
     /// Starts the binary on a free loopback port with `args` and waits for its ready line.
     pub fn start(args: &[&str]) -> Server {
-        let mut child = Command::new(BIN)
-            .args(["--addr", "127.0.0.1:0"])
-            .args(args)
-            .env_remove("ADDR")
-            .env_remove("PORT")
-            .env_remove("AUTH_TOKEN")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start the server");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("listening on http://")
-            .unwrap_or_else(|| panic!("ready line: {line:?}"))
-            .parse()
-            .unwrap();
-        Server { child, addr }
+        let process = ServerProcess::start(BIN, args).unwrap_or_else(|e| panic!("{BIN}: {e}"));
+        let addr = process.addr();
+        Server { process, addr }
+    }
+
+    /// Starts a fully prepared command and waits for its ready line.
+    pub fn spawn(cmd: Command) -> Server {
+        let process = ServerProcess::spawn(cmd, conformance::process::READY_TIMEOUT)
+            .unwrap_or_else(|e| panic!("{BIN}: {e}"));
+        let addr = process.addr();
+        Server { process, addr }
     }
 
     pub fn pid(&self) -> i32 {
-        self.child.id() as i32
+        self.process.pid() as i32
     }
 
     /// Sends `sig` to the server.
-    pub fn signal(&self, sig: i32) {
-        // SAFETY: kill(2) with a PID this test started and still holds (not yet reaped).
-        assert_eq!(unsafe { libc::kill(self.pid(), sig) }, 0);
+    pub fn signal(&mut self, sig: i32) {
+        self.process.signal(sig).expect("kill");
     }
 
     /// Waits up to `limit` for the server to exit.
     pub fn wait_exit(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
-        let end = Instant::now() + limit;
-        while Instant::now() < end {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return Some(status);
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        None
+        self.process.wait_exit(limit)
     }
 
     pub fn connect(&self) -> TcpStream {
@@ -68,15 +53,6 @@ impl Server {
         s.set_read_timeout(Some(Duration::from_secs(15))).unwrap();
         s.set_nodelay(true).unwrap();
         s
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if self.child.try_wait().ok().flatten().is_none() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
     }
 }
 
