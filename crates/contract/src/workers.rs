@@ -5,13 +5,19 @@
 //! This is the "`--workers N` threads, each with its own listener" model shared by the
 //! tokio-based variants. With one worker it compares with a single-process Node or Python
 //! server: one thread serves, the calling thread only waits for signals.
+//!
+//! [`main`] is a server binary's whole life after its flags are parsed, so each `main.rs`
+//! stays a few lines: parse, then `workers::main(&args, 1, my_crate::serve)`.
 
 use std::future::Future;
 use std::io;
-use std::net::TcpListener;
+use std::net::{SocketAddr, TcpListener};
+use std::process::ExitCode;
 use std::sync::Arc;
 
+use crate::config::{self, Config, ServerArgs};
 use crate::signal::{self, Shutdown, Signal};
+use crate::{date, net};
 
 /// Serves `listeners` until SIGINT or SIGTERM, running `serve(listener, shutdown)` on one
 /// worker thread per listener. Returns once every worker has returned.
@@ -101,4 +107,61 @@ where
         Some(e) => Err(e),
         None => Ok(got),
     }
+}
+
+/// The whole life of a server binary after its flags are parsed: resolve the configuration
+/// (`default_workers` when `--workers` is not given), raise RLIMIT_NOFILE, start the `Date`
+/// clock, bind one listener per worker, print the ready line once the signal handlers are in
+/// place, and serve with `serve(listener, config, shutdown)` on every worker until SIGINT or
+/// SIGTERM.
+///
+/// Returns the process's exit code: 0 after a signal; 2 for a bad start (bad address, port
+/// taken), reported as one line on stderr; 1 if serving itself failed.
+pub fn main<F, Fut>(args: &ServerArgs, default_workers: usize, serve: F) -> ExitCode
+where
+    F: Fn(tokio::net::TcpListener, Arc<Config>, Shutdown) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ()> + 'static,
+{
+    let (config, listeners, addr) = match start(args, default_workers) {
+        Ok(started) => started,
+        Err(e) => {
+            config::fail(e);
+            return ExitCode::from(2);
+        }
+    };
+    let config = Arc::new(config);
+    let served = run_with_ready(
+        listeners,
+        move || net::announce(addr),
+        move |listener, shutdown| serve(listener, Arc::clone(&config), shutdown),
+    );
+    match served {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            config::fail(format!("serving failed: {e}"));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Everything that can fail before serving, as one printable line.
+fn start(
+    args: &ServerArgs,
+    default_workers: usize,
+) -> Result<(Config, Vec<TcpListener>, SocketAddr), String> {
+    let config = args.resolve(default_workers).map_err(|e| e.to_string())?;
+    let raised = net::raise_nofile_limit();
+    date::start_clock();
+    let listeners = net::bind_workers(config.addr, config.workers).map_err(|e| e.to_string())?;
+    let addr = listeners
+        .first()
+        .ok_or("no listener was bound")?
+        .local_addr()
+        .map_err(|e| format!("cannot read the bound address: {e}"))?;
+    // Without the raise the server still works with fewer connections: a warning, given only
+    // once the start has succeeded so that a bad start stays one line.
+    if let Err(e) = raised {
+        config::fail(format!("warning: cannot raise the descriptor limit: {e}"));
+    }
+    Ok((config, listeners, addr))
 }
