@@ -117,6 +117,56 @@ pub fn raise_nofile_limit() -> io::Result<u64> {
     Ok(lim.rlim_cur)
 }
 
+/// The longest pause of [`accept`] after a resource error such as EMFILE.
+pub const MAX_ACCEPT_BACKOFF: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Accepts the next connection on `listener`, or returns `None` once `shutdown` fires.
+///
+/// The accept loop of every tokio variant: TCP_NODELAY is set on the accepted socket (small
+/// answers must not wait for Nagle's algorithm); errors that concern one client (reset,
+/// aborted before `accept` returned) are skipped quietly; running out of descriptors or
+/// memory (EMFILE, ENFILE, ENOBUFS, ENOMEM) pauses with a doubling back-off (10 ms to
+/// [`MAX_ACCEPT_BACKOFF`]) and one line on stderr per pause, so the loop neither spins nor
+/// dies, and resumes when descriptors are free again.
+pub async fn accept(
+    listener: &tokio::net::TcpListener,
+    shutdown: &mut crate::signal::Shutdown,
+) -> Option<(tokio::net::TcpStream, SocketAddr)> {
+    let mut backoff = std::time::Duration::ZERO;
+    loop {
+        let accepted = tokio::select! {
+            biased;
+            () = shutdown.wait() => return None,
+            a = listener.accept() => a,
+        };
+        match accepted {
+            Ok((stream, peer)) => {
+                let _ = stream.set_nodelay(true);
+                return Some((stream, peer));
+            }
+            Err(e) if out_of_resources(&e) => {
+                backoff =
+                    (backoff * 2).clamp(std::time::Duration::from_millis(10), MAX_ACCEPT_BACKOFF);
+                eprintln!("accept failed: {e}; pausing {} ms", backoff.as_millis());
+                tokio::select! {
+                    biased;
+                    () = shutdown.wait() => return None,
+                    () = tokio::time::sleep(backoff) => {}
+                }
+            }
+            // The client reset or gave up before `accept` returned: nothing to do.
+            Err(_) => tokio::task::yield_now().await,
+        }
+    }
+}
+
+fn out_of_resources(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

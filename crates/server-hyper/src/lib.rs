@@ -16,14 +16,12 @@
 pub mod head_timer;
 pub mod service;
 
-use std::io;
 use std::net::IpAddr;
 use std::sync::Arc;
-use std::time::Duration;
 
-use contract::Config;
 use contract::body::{HEAD_TIMEOUT, MAX_HEAD, SHUTDOWN_GRACE};
 use contract::signal::Shutdown;
+use contract::{Config, net};
 use hyper::server::conn::http1;
 use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream};
@@ -31,9 +29,6 @@ use tokio::sync::mpsc;
 
 use crate::head_timer::{HeadTimer, Phase};
 use crate::service::Ctx;
-
-/// The longest pause of the accept loop after an error such as EMFILE.
-const MAX_ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
 
 /// Serves HTTP/1.x on `listener` until `shutdown` fires, then stops accepting, lets in-flight
 /// requests finish for at most [`SHUTDOWN_GRACE`] and returns.
@@ -44,37 +39,15 @@ pub async fn serve(listener: TcpListener, config: Arc<Config>, mut shutdown: Shu
     let builder = builder();
     // Every connection task holds a clone of `alive`; `recv` returns `None` once all are gone.
     let (alive, mut all_gone) = mpsc::channel::<()>(1);
-    let mut backoff = Duration::ZERO;
-    loop {
-        let accepted = tokio::select! {
-            biased;
-            _ = shutdown.wait() => break,
-            a = listener.accept() => a,
+    while let Some((stream, peer)) = net::accept(&listener, &mut shutdown).await {
+        let conn = Connection {
+            builder: builder.clone(),
+            config: Arc::clone(&config),
+            peer: peer.ip(),
+            shutdown: shutdown.clone(),
+            _alive: alive.clone(),
         };
-        match accepted {
-            Ok((stream, peer)) => {
-                backoff = Duration::ZERO;
-                let conn = Connection {
-                    builder: builder.clone(),
-                    config: Arc::clone(&config),
-                    peer: peer.ip(),
-                    shutdown: shutdown.clone(),
-                    _alive: alive.clone(),
-                };
-                tokio::spawn(conn.run(stream));
-            }
-            Err(e) if is_connection_error(&e) => {}
-            Err(e) => {
-                // Out of descriptors or memory: wait a little so the loop does not spin, and
-                // say so once per pause, not once per attempt.
-                backoff = (backoff * 2).clamp(Duration::from_millis(10), MAX_ACCEPT_BACKOFF);
-                eprintln!("accept failed: {e}; pausing {} ms", backoff.as_millis());
-                tokio::select! {
-                    _ = shutdown.wait() => break,
-                    _ = tokio::time::sleep(backoff) => {}
-                }
-            }
-        }
+        tokio::spawn(conn.run(stream));
     }
     drop(listener);
     drop(alive);
@@ -96,18 +69,6 @@ fn builder() -> http1::Builder {
     b
 }
 
-/// Errors that concern one client only (it reset or gave up before `accept` returned).
-fn is_connection_error(e: &io::Error) -> bool {
-    matches!(
-        e.kind(),
-        io::ErrorKind::ConnectionAborted
-            | io::ErrorKind::ConnectionReset
-            | io::ErrorKind::ConnectionRefused
-            | io::ErrorKind::Interrupted
-            | io::ErrorKind::WouldBlock
-    ) || e.raw_os_error() == Some(libc::EPROTO)
-}
-
 /// One accepted connection, before it is served.
 struct Connection {
     builder: http1::Builder,
@@ -119,8 +80,6 @@ struct Connection {
 
 impl Connection {
     async fn run(mut self, stream: TcpStream) {
-        // Small responses go out at once rather than waiting for Nagle's algorithm.
-        let _ = stream.set_nodelay(true);
         let phase = Phase::new();
         let io = TokioIo::new(HeadTimer::new(stream, Arc::clone(&phase), HEAD_TIMEOUT));
         let ctx = Arc::new(Ctx {

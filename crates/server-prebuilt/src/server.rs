@@ -15,7 +15,7 @@ use std::cell::{Cell, RefCell};
 use std::future::poll_fn;
 use std::io;
 use std::net::IpAddr;
-use std::pin::{Pin, pin};
+use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
@@ -36,8 +36,6 @@ use crate::responses::Responder;
 const READ_BUF: usize = 32 * 1024;
 /// Initial size of each thread's output buffer (it grows for deep pipelines and stays).
 const OUT_BUF: usize = 64 * 1024;
-/// How long to wait before accepting again after running out of descriptors or memory.
-const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 /// How long a lingering close discards input, and how much at most.
 const LINGER_TIME: Duration = Duration::from_secs(2);
 const LINGER_BYTES: usize = 4 * 1024 * 1024;
@@ -277,38 +275,11 @@ async fn linger_close(worker: &Worker, stream: &mut TcpStream) {
 
 /// Whether an accept error means the process is out of a resource (back off), rather than
 /// one connection having failed before it was accepted (accept again at once).
-fn out_of_resources(e: &io::Error) -> bool {
-    matches!(
-        e.raw_os_error(),
-        Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM)
-    )
-}
-
-/// Accepts connections on `listener` until `shutdown` fires.
+/// Accepts connections on `listener` until `shutdown` fires (TCP_NODELAY, back-off on
+/// EMFILE and the like: [`contract::net::accept`]).
 async fn accept_loop(listener: TcpListener, worker: &Rc<Worker>, shutdown: &mut Shutdown) {
-    let mut stop = pin!(shutdown.wait());
-    loop {
-        let accepted = tokio::select! {
-            biased;
-            () = &mut stop => return,
-            a = listener.accept() => a,
-        };
-        match accepted {
-            Ok((stream, peer)) => {
-                // Small answers must not wait for Nagle; a failure here is harmless.
-                let _ = stream.set_nodelay(true);
-                tokio::task::spawn_local(connection(stream, peer.ip(), Rc::clone(worker)));
-            }
-            Err(e) if out_of_resources(&e) => {
-                tokio::select! {
-                    biased;
-                    () = &mut stop => return,
-                    () = tokio::time::sleep(ACCEPT_BACKOFF) => {}
-                }
-            }
-            // The connection failed before it was accepted (reset, aborted): nothing to do.
-            Err(_) => tokio::task::yield_now().await,
-        }
+    while let Some((stream, peer)) = contract::net::accept(&listener, shutdown).await {
+        tokio::task::spawn_local(connection(stream, peer.ip(), Rc::clone(worker)));
     }
 }
 
