@@ -16,15 +16,16 @@
 pub mod head_timer;
 pub mod service;
 
-use std::net::IpAddr;
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use contract::body::{HEAD_TIMEOUT, MAX_HEAD, SHUTDOWN_GRACE};
 use contract::signal::Shutdown;
 use contract::{Config, net};
+use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::TokioIo;
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
 use crate::head_timer::{HeadTimer, Phase};
@@ -35,19 +36,59 @@ use crate::service::Ctx;
 ///
 /// Runs on the calling task's runtime; with a current-thread runtime every connection of
 /// this listener is served on that one thread.
-pub async fn serve(listener: TcpListener, config: Arc<Config>, mut shutdown: Shutdown) {
+pub async fn serve(listener: TcpListener, config: Arc<Config>, shutdown: Shutdown) {
+    serve_with(listener, shutdown, move |peer, phase| {
+        let ctx = Arc::new(Ctx {
+            config: Arc::clone(&config),
+            peer: peer.ip(),
+            phase,
+        });
+        hyper::service::service_fn(move |req| service::handle(Arc::clone(&ctx), req))
+    })
+    .await;
+}
+
+/// Serves HTTP/1.x on `listener` with this crate's connection settings (head limit, slowloris
+/// guard, graceful shutdown) and the service `make(peer, phase)` builds for each connection,
+/// until `shutdown` fires; then stops accepting, lets in-flight requests finish for at most
+/// [`SHUTDOWN_GRACE`] and returns.
+///
+/// The service must call [`Phase::handling`] when a request starts (and keep the guard until
+/// its answer is ready), so the 10 s head deadline is disarmed while a request is handled.
+/// `server-axum` serves its `Router` through this; [`serve`] passes its `match`.
+pub async fn serve_with<F, S, B>(listener: TcpListener, mut shutdown: Shutdown, make: F)
+where
+    F: Fn(SocketAddr, Arc<Phase>) -> S,
+    S: hyper::service::Service<hyper::Request<Incoming>, Response = hyper::Response<B>>
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    B: hyper::body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
     let builder = builder();
     // Every connection task holds a clone of `alive`; `recv` returns `None` once all are gone.
     let (alive, mut all_gone) = mpsc::channel::<()>(1);
     while let Some((stream, peer)) = net::accept(&listener, &mut shutdown).await {
-        let conn = Connection {
-            builder: builder.clone(),
-            config: Arc::clone(&config),
-            peer: peer.ip(),
-            shutdown: shutdown.clone(),
-            _alive: alive.clone(),
-        };
-        tokio::spawn(conn.run(stream));
+        let phase = Phase::new();
+        let service = make(peer, Arc::clone(&phase));
+        let io = TokioIo::new(HeadTimer::new(stream, phase, HEAD_TIMEOUT));
+        let conn = builder.serve_connection(io, service);
+        let mut shutdown = shutdown.clone();
+        let alive = alive.clone();
+        tokio::spawn(async move {
+            let _alive = alive;
+            let mut conn = std::pin::pin!(conn);
+            tokio::select! {
+                // Errors here are the client's (reset, timeout, bad input already answered).
+                _ = conn.as_mut() => return,
+                _ = shutdown.wait() => {}
+            }
+            conn.as_mut().graceful_shutdown();
+            let _ = tokio::time::timeout(SHUTDOWN_GRACE, conn).await;
+        });
     }
     drop(listener);
     drop(alive);
@@ -67,37 +108,4 @@ fn builder() -> http1::Builder {
         .half_close(false)
         .keep_alive(true);
     b
-}
-
-/// One accepted connection, before it is served.
-struct Connection {
-    builder: http1::Builder,
-    config: Arc<Config>,
-    peer: IpAddr,
-    shutdown: Shutdown,
-    _alive: mpsc::Sender<()>,
-}
-
-impl Connection {
-    async fn run(mut self, stream: TcpStream) {
-        let phase = Phase::new();
-        let io = TokioIo::new(HeadTimer::new(stream, Arc::clone(&phase), HEAD_TIMEOUT));
-        let ctx = Arc::new(Ctx {
-            config: self.config,
-            peer: self.peer,
-            phase,
-        });
-        let conn = self.builder.serve_connection(
-            io,
-            hyper::service::service_fn(move |req| service::handle(Arc::clone(&ctx), req)),
-        );
-        let mut conn = std::pin::pin!(conn);
-        tokio::select! {
-            // Errors here are the client's (reset, timeout, bad input already answered).
-            _ = conn.as_mut() => return,
-            _ = self.shutdown.wait() => {}
-        }
-        conn.as_mut().graceful_shutdown();
-        let _ = tokio::time::timeout(SHUTDOWN_GRACE, conn).await;
-    }
 }

@@ -1,48 +1,38 @@
-//! The shared conformance suite, one test per group, against the real binary.
-//!
-//! Error answers are judged strictly (exact fields, `content-length: 0`, `connection:
-//! close`): hyper's own error answers meet that too, so no leniency is needed here.
+//! The shared conformance suite against the real binary, one test per group so that the
+//! groups run concurrently (the idle check alone takes 61 s). Error answers are judged
+//! strictly: hyper's own error answers meet that too, so no leniency is needed here.
 
-mod common;
+use conformance::Group;
+use conformance::suite::Variant;
 
-use common::Server;
-use conformance::{Group, Options};
-
-fn conforms(group: Group, extra: &[&str]) {
-    let srv = Server::start(extra);
-    let options = Options {
-        strict_errors: true,
-        ..Options::default()
-    };
-    conformance::assert_conforms(srv.addr, &[group], &options);
-}
+const V: Variant = Variant::new("server-hyper", env!("CARGO_BIN_EXE_server-hyper"));
 
 #[test]
 fn core() {
-    conforms(Group::Core, &[]);
+    V.assert_conforms(&[Group::Core], &[]);
 }
 
 #[test]
 fn core_with_several_workers() {
-    conforms(Group::Core, &["--workers", "2"]);
+    V.assert_conforms(&[Group::Core], &["--workers", "2"]);
 }
 
 #[test]
 fn connection() {
-    conforms(Group::Connection, &[]);
+    V.assert_conforms(&[Group::Connection], &[]);
 }
 
 #[test]
 fn bad_input() {
-    conforms(Group::BadInput, &[]);
+    V.assert_conforms(&[Group::BadInput], &[]);
 }
 
 #[test]
 fn scenarios() {
-    conforms(Group::Scenarios, &[]);
+    V.assert_conforms(&[Group::Scenarios], &[]);
 }
 
 #[test]
 fn heavy() {
-    conforms(Group::Heavy, &[]);
+    V.assert_conforms(&[Group::Heavy], &[]);
 }
