@@ -1,0 +1,128 @@
+//! The tower layers, written with `axum::middleware::from_fn`.
+//!
+//! - [`require_bearer`]: the Bearer-token check of `/api/private` as a route layer, the E1
+//!   middleware analogue: 401 with `{"error":"Unauthorized"}` unless exactly one
+//!   `Authorization` field is `Bearer <token>` (compared in constant time).
+//! - [`request_cycle`]: the layer around the whole router, the `express.json()` analogue of
+//!   E1: it marks the request as handled for the slowloris guard, refuses what hyper lets
+//!   through (both `content-length` and `transfer-encoding`: 400; a transfer coding other
+//!   than exactly `chunked`: 501; a body past 1 MiB: 413), reads and drops the body so the
+//!   next request on the connection is served, and says `connection: close` where hyper
+//!   would close without saying so (HTTP/1.0 without keep-alive, and these error answers).
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::body::{Body, HttpBody};
+use axum::extract::{Request, State};
+use axum::http::header::{self, HeaderMap, HeaderValue};
+use axum::http::{StatusCode, Version};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use contract::auth;
+use contract::body::MAX_BODY;
+use http_body_util::BodyExt;
+
+use crate::ConnPhase;
+use crate::app::UNAUTHORIZED;
+
+/// The Bearer token `/api/private` accepts, shared by every request.
+#[derive(Clone, Debug)]
+pub struct Token(pub Arc<[u8]>);
+
+/// Lets the request through only with exactly one `Authorization: Bearer <token>`.
+pub async fn require_bearer(State(token): State<Token>, req: Request, next: Next) -> Response {
+    let values = req
+        .headers()
+        .get_all(header::AUTHORIZATION)
+        .iter()
+        .map(HeaderValue::as_bytes);
+    if auth::authorized(values, &token.0) {
+        next.run(req).await
+    } else {
+        (StatusCode::UNAUTHORIZED, Json(UNAUTHORIZED)).into_response()
+    }
+}
+
+/// The cycle every request goes through (see the module docs).
+pub async fn request_cycle(req: Request, next: Next) -> Response {
+    // Held until the handler has answered: the head is complete, its deadline disarmed.
+    let handling = req.extensions().get::<ConnPhase>().map(|p| p.0.handling());
+    let http10 = req.version() == Version::HTTP_10;
+    if handling.as_ref().is_some_and(|h| h.conflicting_lengths) {
+        // hyper dropped the `content-length` of a request that also has `transfer-encoding`.
+        return refuse(StatusCode::BAD_REQUEST, http10);
+    }
+    let (parts, body) = req.into_parts();
+    if let Err(status) = discard_body(&parts.headers, body).await {
+        return refuse(status, http10);
+    }
+    let keep_alive = keep_alive_asked(&parts.headers);
+    let res = next.run(Request::from_parts(parts, Body::empty())).await;
+    drop(handling);
+    if http10 && !keep_alive {
+        close(res, true)
+    } else {
+        res
+    }
+}
+
+/// Reads and drops the request body. `Err` is the status to answer with (and close).
+async fn discard_body(headers: &HeaderMap, mut body: Body) -> Result<(), StatusCode> {
+    // hyper answers 400 itself when the last coding is not `chunked`; what reaches here with a
+    // coding other than exactly `chunked` is e.g. `gzip, chunked`.
+    let mut te = headers.get_all(header::TRANSFER_ENCODING).iter();
+    match (te.next(), te.next()) {
+        (None, _) => {}
+        (Some(v), None) if v.as_bytes().eq_ignore_ascii_case(b"chunked") => {}
+        _ => return Err(StatusCode::NOT_IMPLEMENTED),
+    }
+    if HttpBody::is_end_stream(&body) {
+        return Ok(());
+    }
+    if HttpBody::size_hint(&body).lower() > MAX_BODY {
+        return Err(StatusCode::PAYLOAD_TOO_LARGE);
+    }
+    let mut total = 0u64;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|_| StatusCode::BAD_REQUEST)?;
+        if let Some(data) = frame.data_ref() {
+            total += data.len() as u64;
+            if total > MAX_BODY {
+                return Err(StatusCode::PAYLOAD_TOO_LARGE);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether an HTTP/1.0 request asked to keep the connection open (as hyper decides it).
+fn keep_alive_asked(headers: &HeaderMap) -> bool {
+    let has = |token: &str| {
+        headers.get_all(header::CONNECTION).iter().any(|v| {
+            v.to_str()
+                .is_ok_and(|s| s.split(',').any(|t| t.trim().eq_ignore_ascii_case(token)))
+        })
+    };
+    has("keep-alive") && !has("close")
+}
+
+/// An error answer with an empty body, `content-length: 0` and `connection: close`.
+fn refuse(status: StatusCode, http10: bool) -> Response {
+    let mut res = status.into_response();
+    res.headers_mut()
+        .insert(header::CONTENT_LENGTH, HeaderValue::from_static("0"));
+    close(res, http10)
+}
+
+/// Marks `res` as the connection's last: `connection: close`, which hyper also obeys.
+fn close(mut res: Response, http10: bool) -> Response {
+    res.headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    if http10 {
+        // An HTTP/1.1 head to an HTTP/1.0 keep-alive request would get hyper's `keep-alive`
+        // appended to our `close`; an HTTP/1.0 head does not.
+        *res.version_mut() = Version::HTTP_10;
+    }
+    res
+}
