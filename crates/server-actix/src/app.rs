@@ -1,0 +1,250 @@
+//! The `App`: one resource per endpoint, each with a `GET` and a `HEAD` route and a 405
+//! default service; a 404 default service for every other path.
+//!
+//! actix answers `HEAD` with the `GET` length and no body, writes `date` and
+//! `content-length` itself and nothing else. What differs from the contract is fixed the
+//! actix way: its 405 has no `allow` field, so every resource has a default service that
+//! answers 405 with `allow: GET, HEAD`; and the query echo reads the raw query string,
+//! because `web::Query`'s decoder differs from the contract's on malformed `%` sequences.
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
+use actix_web::http::header;
+use actix_web::middleware::from_fn;
+use actix_web::{App, Error, HttpRequest, HttpResponse, Responder, Route, guard, web};
+use contract::route::Endpoint;
+use contract::{Config, body, peer, query, scenario};
+use serde::Serialize;
+
+use crate::middleware::{Token, request_cycle, require_bearer};
+
+/// `{"message":…}`: `/api/hello` and an authorised `/api/private`.
+#[derive(Serialize)]
+pub struct Message {
+    /// The greeting.
+    pub message: &'static str,
+}
+
+/// `{"error":…}`: an unauthorised `/api/private`.
+#[derive(Serialize)]
+pub struct ErrorBody {
+    /// What went wrong.
+    pub error: &'static str,
+}
+
+/// `{"code":200,"msg":…,"data":…}` and its shorter forms: the scenarios' bodies.
+#[derive(Serialize)]
+pub struct Outcome<D: Serialize> {
+    /// Always 200.
+    pub code: u16,
+    /// A word about the scenario, where it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub msg: Option<&'static str>,
+    /// The scenario's result, where it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<D>,
+}
+
+/// The greeting of `/api/hello` and `/api/private`.
+pub const HELLO: Message = Message {
+    message: "Hello World",
+};
+/// The error of an unauthorised `/api/private`.
+pub const UNAUTHORIZED: ErrorBody = ErrorBody {
+    error: "Unauthorized",
+};
+
+/// The body of `GET /` as text.
+const ROOT: &str = match std::str::from_utf8(body::ROOT_BODY) {
+    Ok(s) => s,
+    Err(_) => panic!("the root body is ASCII"),
+};
+/// The body of `GET /hello` as text.
+const HELLO_TEXT: &str = match std::str::from_utf8(body::HELLO_TEXT) {
+    Ok(s) => s,
+    Err(_) => panic!("the hello body is ASCII"),
+};
+
+/// The application: every endpoint of the contract, the scenarios included.
+pub fn app(
+    config: &Config,
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody + use<>>,
+        Error = Error,
+        InitError = (),
+    > + use<>,
+> {
+    App::new()
+        .app_data(web::Data::new(Token(config.auth_token.as_bytes().into())))
+        .service(resource(Endpoint::ApiHello, get_or_head().to(api_hello)))
+        .service(resource(Endpoint::Root, get_or_head().to(root)))
+        .service(resource(Endpoint::MyIp, get_or_head().to(my_ip)))
+        .service(resource(Endpoint::Echo, get_or_head().to(echo)))
+        .service(resource(Endpoint::Hello, get_or_head().to(hello)))
+        .service(resource(
+            Endpoint::Private,
+            get_or_head().to(private).wrap(from_fn(require_bearer)),
+        ))
+        .service(resource(Endpoint::Async, get_or_head().to(async_wait)))
+        .service(resource(Endpoint::Sync, get_or_head().to(sync)))
+        .service(resource(
+            Endpoint::SyncOffload,
+            get_or_head().to(sync_offload),
+        ))
+        .service(resource(Endpoint::NextTick, get_or_head().to(nexttick)))
+        .service(resource(Endpoint::Timer, get_or_head().to(timer)))
+        .default_service(web::to(not_found))
+        .wrap(from_fn(request_cycle))
+}
+
+/// An endpoint's resource: `route` (made from [`get_or_head`]) and the contract's 405 for any
+/// other method.
+fn resource(endpoint: Endpoint, route: Route) -> actix_web::Resource {
+    web::resource(endpoint.path())
+        .route(route)
+        .default_service(web::to(method_not_allowed))
+}
+
+/// A route for `GET` and `HEAD` (actix answers `HEAD` with the length and without the body).
+fn get_or_head() -> Route {
+    web::route().guard(guard::Any(guard::Get()).or(guard::Head()))
+}
+
+async fn not_found() -> HttpResponse {
+    HttpResponse::NotFound().finish()
+}
+
+async fn method_not_allowed() -> HttpResponse {
+    HttpResponse::MethodNotAllowed()
+        .insert_header((header::ALLOW, body::ALLOW))
+        .finish()
+}
+
+async fn api_hello() -> web::Json<Message> {
+    web::Json(HELLO)
+}
+
+async fn root() -> &'static str {
+    ROOT
+}
+
+async fn hello() -> &'static str {
+    HELLO_TEXT
+}
+
+async fn my_ip(req: HttpRequest) -> String {
+    req.peer_addr()
+        .map(|a| peer::canonical(a.ip()).to_string())
+        .unwrap_or_default()
+}
+
+async fn echo(req: HttpRequest) -> String {
+    let q = req.query_string();
+    // An empty query string and none at all are the same to the echo.
+    let body = query::echo_body((!q.is_empty()).then_some(q.as_bytes()));
+    String::from_utf8_lossy(&body).into_owned()
+}
+
+async fn private() -> impl Responder {
+    web::Json(HELLO)
+}
+
+async fn async_wait() -> web::Json<Outcome<&'static str>> {
+    scenario::wait_async().await;
+    web::Json(Outcome {
+        code: 200,
+        msg: Some("success"),
+        data: Some("async"),
+    })
+}
+
+async fn sync() -> web::Json<Outcome<u64>> {
+    // Deliberately on this worker's thread, blocking its event loop: that is the experiment.
+    let sum = scenario::sync_sum();
+    web::Json(Outcome {
+        code: 200,
+        msg: None,
+        data: Some(sum),
+    })
+}
+
+async fn sync_offload() -> Result<web::Json<Outcome<u64>>, Error> {
+    let sum = web::block(scenario::sync_sum).await?;
+    Ok(web::Json(Outcome {
+        code: 200,
+        msg: None,
+        data: Some(sum),
+    }))
+}
+
+async fn nexttick() -> web::Json<Outcome<()>> {
+    scenario::nexttick_chain().await;
+    web::Json(Outcome {
+        code: 200,
+        msg: Some("nexttick"),
+        data: None,
+    })
+}
+
+async fn timer() -> web::Json<Outcome<()>> {
+    scenario::spawn_timers();
+    web::Json(Outcome {
+        code: 200,
+        msg: Some("timer"),
+        data: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::http::StatusCode;
+    use actix_web::test;
+
+    async fn get_body(path: &str, auth: Option<&str>) -> (StatusCode, Option<String>, Vec<u8>) {
+        let srv = test::init_service(app(&Config::default())).await;
+        let mut req = test::TestRequest::get()
+            .uri(path)
+            .peer_addr("127.0.0.1:9".parse().unwrap());
+        if let Some(a) = auth {
+            req = req.insert_header((header::AUTHORIZATION, a));
+        }
+        let res = test::call_service(&srv, req.to_request()).await;
+        let ct = res
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .map(|v| v.to_str().unwrap().to_owned());
+        let status = res.status();
+        (status, ct, test::read_body(res).await.to_vec())
+    }
+
+    /// Every serialised body is byte for byte the contract's.
+    #[actix_web::test]
+    async fn bodies_are_the_contracts() {
+        for e in Endpoint::ALL {
+            let Some(want) = e.fixed_body() else { continue };
+            let (status, ct, got) = get_body(e.path(), None).await;
+            assert_eq!(status, StatusCode::OK, "{e:?}");
+            assert_eq!(ct.as_deref(), Some(e.content_type()), "{e:?}");
+            assert_eq!(got, want, "{e:?}");
+        }
+        let (s, _, b) = get_body("/api/private", Some("Bearer bench-token")).await;
+        assert_eq!((s, b.as_slice()), (StatusCode::OK, body::HELLO_JSON));
+        let (s, ct, b) = get_body("/api/private", None).await;
+        assert_eq!(
+            (s, ct.as_deref(), b.as_slice()),
+            (
+                StatusCode::UNAUTHORIZED,
+                Some(body::CT_JSON),
+                body::UNAUTHORIZED_JSON
+            )
+        );
+        let (_, _, b) = get_body("/my/ip", None).await;
+        assert_eq!(b, b"127.0.0.1");
+        let (_, _, b) = get_body("/api?name=A&lastname=B", None).await;
+        assert_eq!(b, b"Hey A B");
+    }
+}

@@ -1,0 +1,138 @@
+//! The middleware, written with `actix_web::middleware::from_fn`.
+//!
+//! - [`require_bearer`]: the Bearer-token check of `/api/private` as a route middleware, the
+//!   E1 middleware analogue: 401 with `{"error":"Unauthorized"}` unless exactly one
+//!   `Authorization` field is `Bearer <token>` (compared in constant time).
+//! - [`request_cycle`]: the middleware around the whole app, the body-handling analogue of
+//!   Fastify's content-type parser: it refuses a head over 8,192 bytes (431; actix's own limit
+//!   is 128 KiB), answers 404 for a path actix would match only after percent-decoding it,
+//!   refuses a `content-length` over 1 MiB at once (413), and reads and drops the body
+//!   (chunked past 1 MiB: 413) so the next request on the connection is served.
+
+use actix_web::body::{BodySize, BodyStream, BoxBody, EitherBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::http::{Method, StatusCode, Version};
+use actix_web::middleware::Next;
+use actix_web::web::Bytes;
+use actix_web::{Error, HttpMessage, HttpResponse, web};
+use contract::auth;
+use contract::body::{MAX_BODY, MAX_HEAD};
+use futures_util::StreamExt;
+
+use crate::app::UNAUTHORIZED;
+
+/// The Bearer token `/api/private` accepts (app data).
+#[derive(Clone, Debug)]
+pub struct Token(pub Box<[u8]>);
+
+/// Lets the request through only with exactly one `Authorization: Bearer <token>`.
+pub async fn require_bearer(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, Error> {
+    // Without a configured token nothing is authorised.
+    let authorized = req.app_data::<web::Data<Token>>().is_some_and(|token| {
+        let values = req
+            .headers()
+            .get_all(header::AUTHORIZATION)
+            .map(HeaderValue::as_bytes);
+        auth::authorized(values, &token.0)
+    });
+    if authorized {
+        Ok(next.call(req).await?.map_into_left_body())
+    } else {
+        let res = HttpResponse::Unauthorized().json(UNAUTHORIZED);
+        Ok(req.into_response(res).map_into_right_body())
+    }
+}
+
+/// The cycle every request goes through (see the module docs).
+pub async fn request_cycle(
+    mut req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, Error> {
+    if head_len(&req) > MAX_HEAD {
+        return Ok(refuse(req, StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE));
+    }
+    if req.uri().path() != req.match_info().as_str() {
+        // actix matches a percent-decoded path; the contract matches byte for byte.
+        let res = HttpResponse::NotFound().finish();
+        return Ok(req.into_response(res).map_into_right_body());
+    }
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY) {
+        return Ok(refuse(req, StatusCode::PAYLOAD_TOO_LARGE));
+    }
+    let mut payload = req.take_payload();
+    let mut total = 0u64;
+    while let Some(chunk) = payload.next().await {
+        let Ok(chunk) = chunk else {
+            return Ok(refuse(req, StatusCode::BAD_REQUEST));
+        };
+        total += chunk.len() as u64;
+        if total > MAX_BODY {
+            return Ok(refuse(req, StatusCode::PAYLOAD_TOO_LARGE));
+        }
+    }
+    let head = req.method() == Method::HEAD;
+    let res = next.call(req).await?;
+    Ok(if head {
+        head_answer(res)
+    } else {
+        res.map_into_left_body()
+    })
+}
+
+/// A `HEAD` answer whose length is written as a field and whose body is an empty stream.
+///
+/// actix's codec remembers whether "the" request was `HEAD` in one flag that the next
+/// pipelined request's head overwrites before this answer is written, so a `HEAD` pipelined
+/// before a `GET` would get its body sent (and the connection desynchronised). A streamed
+/// body is written as it is (empty), and the `content-length` field set here is kept, so the
+/// answer is right whatever the flag says.
+fn head_answer<B: MessageBody>(res: ServiceResponse<B>) -> ServiceResponse<EitherBody<B>> {
+    res.map_body(|head, body| match body.size() {
+        BodySize::Sized(len) => {
+            head.headers_mut()
+                .insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+            head.no_chunking(true);
+            let empty = futures_util::stream::empty::<Result<Bytes, Error>>();
+            EitherBody::right(BoxBody::new(BodyStream::new(empty)))
+        }
+        _ => EitherBody::left(body),
+    })
+}
+
+/// The request head's length as written on the wire, from the parsed head: the request line,
+/// each field as `name: value` with CRLF, and the final CRLF. (actix keeps no raw head; a
+/// field written with other whitespace around its value counts as if written with one space.)
+fn head_len(req: &ServiceRequest) -> usize {
+    let version = match req.version() {
+        Version::HTTP_10 => "HTTP/1.0".len(),
+        _ => "HTTP/1.1".len(),
+    };
+    let target = req.uri().path_and_query().map_or(1, |p| p.as_str().len())
+        + req
+            .uri()
+            .scheme_str()
+            .zip(req.uri().authority())
+            .map_or(0, |(s, a)| s.len() + "://".len() + a.as_str().len());
+    let line = req.method().as_str().len() + 1 + target + 1 + version + 2;
+    let fields: usize = req
+        .headers()
+        .iter()
+        .map(|(name, value)| name.as_str().len() + 2 + value.len() + 2)
+        .sum();
+    line + fields + 2
+}
+
+/// An error answer with an empty body, after which actix closes the connection (it writes
+/// `connection: close` to an HTTP/1.1 client).
+fn refuse<B>(req: ServiceRequest, status: StatusCode) -> ServiceResponse<EitherBody<B>> {
+    let res = HttpResponse::build(status).force_close().finish();
+    req.into_response(res).map_into_right_body()
+}
