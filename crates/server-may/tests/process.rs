@@ -1,0 +1,16 @@
+//! Process behaviour: SIGINT and SIGTERM stop the server with exit 0; a bad flag, a bad
+//! address, `--workers 0` and a taken port each exit 2 with one line on stderr.
+
+use conformance::suite::Variant;
+
+const V: Variant = Variant::new("server-may", env!("CARGO_BIN_EXE_server-may"));
+
+#[test]
+fn signals_exit_zero() {
+    V.assert_signals_exit_zero(&[]);
+}
+
+#[test]
+fn bad_starts_exit_two_with_one_line() {
+    V.assert_bad_starts_exit_two();
+}
