@@ -1,0 +1,516 @@
+//! The client loop: one OS thread per `-t`, each with a current-thread tokio runtime that
+//! drives its share of the connections.
+//!
+//! There is one loop, [`connection`], for every mode and load model. Each turn it asks the
+//! load model when the next request may go (now for the closed model, the connection's
+//! schedule for the open one, its activation window for stages), checks the stop condition
+//! (the thread's share of `-n`, or the end of `-d`), then writes one pre-serialised request
+//! or pipelined batch and frames the responses. Connections of a thread share its
+//! [`ThreadStats`] through an `Rc`: nothing is shared between threads on the hot path but
+//! a per-thread progress counter that only the progress bar reads.
+
+use std::cell::{Cell, RefCell};
+use std::io;
+use std::net::SocketAddr;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::Notify;
+use tokio::time::{sleep_until, timeout_at};
+
+use crate::config::{Config, Load, Stage};
+use crate::framing::{self, Parse};
+use crate::request;
+use crate::stats::{ErrorKind, ThreadStats};
+
+/// Bytes reserved in a connection's read buffer before each read.
+const READ_CHUNK: usize = 8 * 1024;
+
+/// What every thread shares, read-only: the request bytes, the clock marks, the model.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    /// The request repeated `pipeline` times.
+    batch: Vec<u8>,
+    req_len: usize,
+    head_request: bool,
+    persistent: bool,
+    pipeline: usize,
+    timeout: Duration,
+    addr: SocketAddr,
+    /// All connections, all threads (the maximum for stages).
+    total_connections: usize,
+    threads: usize,
+    pub(crate) start: Instant,
+    /// Results before this are discarded.
+    pub(crate) warm_end: Instant,
+    /// No request starts after this; requests in flight then are unfinished.
+    pub(crate) end: Option<Instant>,
+    /// The open model's interval between two sends on one connection.
+    interval: Option<Duration>,
+    stages: Option<Vec<Stage>>,
+}
+
+impl Plan {
+    /// Serialises the request and fixes the clock marks, starting now.
+    pub(crate) fn new(config: &Config) -> Plan {
+        let one = request::serialise(config);
+        let total_connections = config.max_connections();
+        let start = Instant::now();
+        let warm_end = start + config.warmup;
+        let end = match &config.load {
+            Load::Stages { .. } => config.run_duration().map(|d| start + d),
+            _ => config.duration.map(|d| warm_end + d),
+        };
+        Plan {
+            batch: one.repeat(config.pipeline),
+            req_len: one.len(),
+            head_request: config.method.eq_ignore_ascii_case("HEAD"),
+            persistent: config.mode.persistent(),
+            pipeline: config.pipeline,
+            timeout: config.timeout,
+            addr: config.target.addr,
+            total_connections,
+            threads: config.threads,
+            start,
+            warm_end,
+            end,
+            interval: match config.load {
+                Load::Open { rate } => {
+                    Some(Duration::from_secs_f64(total_connections as f64 / rate))
+                }
+                _ => None,
+            },
+            stages: match &config.load {
+                Load::Stages { stages } => Some(stages.clone()),
+                _ => None,
+            },
+        }
+    }
+
+    fn share(&self, total: u64, thread: usize) -> u64 {
+        let t = self.threads as u64;
+        total / t + u64::from((thread as u64) < total % t)
+    }
+}
+
+/// A counter on its own cache line, written by one worker and read by the progress bar.
+#[derive(Debug, Default)]
+#[repr(align(64))]
+pub(crate) struct Progress(pub(crate) AtomicU64);
+
+/// What one thread hands back: its stats, CPU seconds (user, system) and when it finished.
+pub(crate) struct ThreadOutcome {
+    pub(crate) stats: ThreadStats,
+    pub(crate) cpu: (f64, f64),
+    pub(crate) finished: Instant,
+}
+
+/// Runs worker `thread` to completion on the calling OS thread.
+pub(crate) fn run_thread(
+    plan: Arc<Plan>,
+    thread: usize,
+    requests: Option<u64>,
+    progress: Arc<Progress>,
+) -> io::Result<ThreadOutcome> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let connections = plan.share(plan.total_connections as u64, thread) as usize;
+    let ctx = Rc::new(Ctx {
+        stats: RefCell::new(ThreadStats::new(plan.timeout)),
+        tickets: Cell::new(requests.map(|n| plan.share(n, thread))),
+        done: Notify::new(),
+        progress,
+        plan,
+    });
+    let local = tokio::task::LocalSet::new();
+    local.block_on(&rt, async {
+        let tasks: Vec<_> = (0..connections)
+            // Global indices interleave threads, so stages activate connections evenly.
+            .map(|j| {
+                tokio::task::spawn_local(connection(Rc::clone(&ctx), j * ctx.plan.threads + thread))
+            })
+            .collect();
+        let sampler = tokio::task::spawn_local(sample_rate(Rc::clone(&ctx)));
+        for t in tasks {
+            let _ = t.await;
+        }
+        ctx.done.notify_one();
+        let _ = sampler.await;
+    });
+    let finished = Instant::now();
+    let cpu = crate::cpu::thread_times();
+    drop(local);
+    let stats = match Rc::try_unwrap(ctx) {
+        Ok(ctx) => ctx.stats.into_inner(),
+        Err(ctx) => ctx.stats.replace(ThreadStats::new(Duration::from_secs(1))),
+    };
+    Ok(ThreadOutcome {
+        stats,
+        cpu,
+        finished,
+    })
+}
+
+/// One thread's state, shared by its connections.
+struct Ctx {
+    plan: Arc<Plan>,
+    stats: RefCell<ThreadStats>,
+    /// Requests this thread may still start (`None`: unbounded).
+    tickets: Cell<Option<u64>>,
+    /// Notified once every connection has finished.
+    done: Notify,
+    progress: Arc<Progress>,
+}
+
+impl Ctx {
+    /// Takes up to `want` requests from the thread's budget.
+    fn claim(&self, want: usize) -> usize {
+        match self.tickets.get() {
+            None => want,
+            Some(left) => {
+                let k = left.min(want as u64);
+                self.tickets.set(Some(left - k));
+                k as usize
+            }
+        }
+    }
+
+    #[cold]
+    fn fail(&self, kind: ErrorKind, n: usize, measured: bool) {
+        if measured && n > 0 {
+            let mut s = self.stats.borrow_mut();
+            s.errors.add(kind, n as u64);
+            s.last = Some(Instant::now());
+            self.progress.0.fetch_add(n as u64, Ordering::Relaxed);
+        }
+    }
+
+    #[cold]
+    fn unfinished(&self, n: usize, measured: bool) {
+        if measured {
+            self.stats.borrow_mut().unfinished += n as u64;
+        }
+    }
+}
+
+/// How often a thread samples its own request rate (wrk's `Req/Sec` row).
+const RATE_SAMPLE: Duration = Duration::from_millis(100);
+
+/// Records the thread's responses per second over each [`RATE_SAMPLE`] of the measured
+/// window, off the hot path.
+async fn sample_rate(ctx: Rc<Ctx>) {
+    let plan = &ctx.plan;
+    let mut at = plan.warm_end;
+    let mut before = 0;
+    loop {
+        at += RATE_SAMPLE;
+        if plan.end.is_some_and(|e| at > e) {
+            break;
+        }
+        tokio::select! {
+            _ = sleep_until(at.into()) => {}
+            _ = ctx.done.notified() => break,
+        }
+        let mut st = ctx.stats.borrow_mut();
+        let now = st.responses;
+        let rate = (now - before) as f64 / RATE_SAMPLE.as_secs_f64();
+        st.rate.saturating_record(rate.round() as u64);
+        before = now;
+    }
+}
+
+/// The one worker loop: a connection's life, for every mode and model.
+async fn connection(ctx: Rc<Ctx>, index: usize) {
+    let plan = Arc::clone(&ctx.plan);
+    let mut stream: Option<TcpStream> = None;
+    let mut buf: Vec<u8> = Vec::with_capacity(READ_CHUNK);
+    // The open model's schedule: evenly phased across all connections.
+    let mut intended = plan
+        .interval
+        .map(|iv| plan.start + iv.mul_f64(index as f64 / plan.total_connections as f64));
+    loop {
+        if let Some(stages) = &plan.stages {
+            let elapsed = Instant::now().saturating_duration_since(plan.start);
+            if !active(stages, index, elapsed) {
+                stream = None;
+                match next_active(stages, index, elapsed) {
+                    Some(at) if plan.end.is_none_or(|e| plan.start + at < e) => {
+                        sleep_until((plan.start + at).into()).await;
+                        continue;
+                    }
+                    _ => break,
+                }
+            }
+        }
+        // Whether the open model's schedule is behind: the send waited on the server (or on
+        // this generator), so its latency counts from the intended time. A send that only
+        // waited on the schedule's timer counts from the send, so timer granularity (1 ms)
+        // is never counted as latency.
+        let mut behind = false;
+        if let Some(at) = intended {
+            if plan.end.is_some_and(|e| at >= e) {
+                break;
+            }
+            if at > Instant::now() {
+                sleep_until(at.into()).await;
+            } else {
+                behind = true;
+            }
+        }
+        let now = Instant::now();
+        if plan.end.is_some_and(|e| now >= e) {
+            break;
+        }
+        let measured = intended.unwrap_or(now) >= plan.warm_end;
+        let k = if measured {
+            ctx.claim(plan.pipeline)
+        } else {
+            plan.pipeline
+        };
+        if k == 0 {
+            break;
+        }
+        let reused = stream.is_some();
+        // Latency counts from the intended time when behind schedule, from before the
+        // connect for a new connection (as ab does), else from the send.
+        let from = match intended {
+            Some(at) if behind => Some(at),
+            _ if !reused => Some(now),
+            _ => None,
+        };
+        if let (Some(at), Some(iv)) = (intended.as_mut(), plan.interval) {
+            *at += iv;
+        }
+        if stream.is_none() {
+            let expiry = Instant::now() + plan.timeout;
+            let cut = plan.end.map_or(expiry, |e| e.min(expiry));
+            match timeout_at(cut.into(), TcpStream::connect(plan.addr)).await {
+                Ok(Ok(s)) => {
+                    let _ = s.set_nodelay(true);
+                    ctx.stats.borrow_mut().connections += 1;
+                    stream = Some(s);
+                }
+                Ok(Err(_)) => {
+                    ctx.fail(ErrorKind::Connect, k, measured);
+                    continue;
+                }
+                Err(_) if cut < expiry => {
+                    ctx.unfinished(k, measured);
+                    break;
+                }
+                Err(_) => {
+                    ctx.fail(ErrorKind::Connect, k, measured);
+                    continue;
+                }
+            }
+        }
+        let Some(s) = stream.as_mut() else { continue };
+        if reused {
+            // Let every connection whose response is already in record it before this one
+            // spends a write: reads first, then writes, as wrk does. Without it a response
+            // waits in its socket behind the sends of other connections, and the median
+            // latency on loopback came out twice wrk's (see the README's accuracy section).
+            tokio::task::yield_now().await;
+        }
+        if !exchange(&ctx, s, &mut buf, k, from, measured).await {
+            stream = None;
+            buf.clear();
+        }
+    }
+}
+
+/// Writes `k` requests and frames their `k` responses; false when the connection must not
+/// be used again.
+async fn exchange(
+    ctx: &Ctx,
+    s: &mut TcpStream,
+    buf: &mut Vec<u8>,
+    k: usize,
+    from: Option<Instant>,
+    measured: bool,
+) -> bool {
+    let plan = &*ctx.plan;
+    let sent = Instant::now();
+    let from = from.unwrap_or(sent);
+    let expiry = sent + plan.timeout;
+    let cut = plan.end.map_or(expiry, |e| e.min(expiry));
+    match timeout_at(cut.into(), s.write_all(&plan.batch[..k * plan.req_len])).await {
+        Ok(Ok(())) => {}
+        Ok(Err(_)) => {
+            ctx.fail(ErrorKind::Write, k, measured);
+            return false;
+        }
+        Err(_) => {
+            expired(ctx, k, cut < expiry, measured);
+            return false;
+        }
+    }
+    let mut pos = 0;
+    let mut done = 0;
+    while done < k {
+        match framing::parse(&buf[pos..], plan.head_request) {
+            Parse::Complete { status, len, .. } if status < 200 && status != 101 => {
+                // An interim response (100 Continue, 103 Early Hints): the real one follows.
+                pos += len;
+                continue;
+            }
+            Parse::Complete {
+                status,
+                len,
+                keep_alive,
+            } => {
+                if measured {
+                    let now = Instant::now();
+                    let mut st = ctx.stats.borrow_mut();
+                    st.response(status, len, now - from, now - sent);
+                    st.last = Some(now);
+                    ctx.progress.0.fetch_add(1, Ordering::Relaxed);
+                }
+                pos += len;
+                done += 1;
+                if !(keep_alive && plan.persistent) {
+                    // The rest of a pipelined batch cannot be answered on a closing connection.
+                    ctx.fail(ErrorKind::Read, k - done, measured);
+                    return false;
+                }
+                continue;
+            }
+            Parse::Invalid => {
+                ctx.fail(ErrorKind::Framing, k - done, measured);
+                return false;
+            }
+            Parse::Partial | Parse::UntilClose { .. } => {}
+        }
+        if buf.capacity() - buf.len() < READ_CHUNK / 4 {
+            buf.reserve(READ_CHUNK);
+        }
+        match timeout_at(cut.into(), s.read_buf(buf)).await {
+            Ok(Ok(0)) => {
+                eof(ctx, &buf[pos..], k - done, from, sent, measured);
+                return false;
+            }
+            Ok(Ok(n)) => ctx.stats.borrow_mut().bytes_read += n as u64,
+            Ok(Err(_)) => {
+                ctx.fail(ErrorKind::Read, k - done, measured);
+                return false;
+            }
+            Err(_) => {
+                expired(ctx, k - done, cut < expiry, measured);
+                return false;
+            }
+        }
+    }
+    if pos == buf.len() {
+        buf.clear();
+    } else {
+        buf.drain(..pos);
+    }
+    true
+}
+
+/// The server closed with `left` responses outstanding; a body delimited by the close is
+/// whole now.
+#[cold]
+fn eof(ctx: &Ctx, rest: &[u8], left: usize, from: Instant, sent: Instant, measured: bool) {
+    let mut left = left;
+    if let Parse::UntilClose { status } = framing::parse(rest, ctx.plan.head_request) {
+        if measured {
+            let now = Instant::now();
+            let mut st = ctx.stats.borrow_mut();
+            st.response(status, rest.len(), now - from, now - sent);
+            st.last = Some(now);
+            ctx.progress.0.fetch_add(1, Ordering::Relaxed);
+        }
+        left -= 1;
+    }
+    ctx.fail(ErrorKind::Read, left, measured);
+}
+
+/// A timer fired: the run ended (`by_end`) or the request timed out.
+#[cold]
+fn expired(ctx: &Ctx, n: usize, by_end: bool, measured: bool) {
+    if by_end {
+        ctx.unfinished(n, measured);
+    } else {
+        ctx.fail(ErrorKind::Timeout, n, measured);
+    }
+}
+
+/// The number of active connections `elapsed` into a staged run (linear ramps from 0).
+pub(crate) fn target(stages: &[Stage], elapsed: Duration) -> f64 {
+    let mut prev = 0.0;
+    let mut at = Duration::ZERO;
+    for s in stages {
+        let c = s.connections as f64;
+        if elapsed < at + s.duration {
+            let f = (elapsed - at).as_secs_f64() / s.duration.as_secs_f64();
+            return prev + (c - prev) * f;
+        }
+        prev = c;
+        at += s.duration;
+    }
+    prev
+}
+
+fn active(stages: &[Stage], index: usize, elapsed: Duration) -> bool {
+    (index as f64) < target(stages, elapsed)
+}
+
+/// The first moment at or after `from` when connection `index` is active.
+pub(crate) fn next_active(stages: &[Stage], index: usize, from: Duration) -> Option<Duration> {
+    let g = index as f64;
+    let mut prev = 0.0;
+    let mut at = Duration::ZERO;
+    for s in stages {
+        let c = s.connections as f64;
+        let end = at + s.duration;
+        // Within this step the target runs linearly from `prev` to `c`.
+        let begin = if prev > g {
+            Some(at)
+        } else if c > g {
+            Some(at + s.duration.mul_f64((g - prev) / (c - prev)) + Duration::from_micros(1))
+        } else {
+            None
+        };
+        if let Some(b) = begin {
+            let b = b.max(from);
+            if b < end && (index as f64) < target(stages, b) {
+                return Some(b);
+            }
+        }
+        prev = c;
+        at = end;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ramps() {
+        let s = |d: u64, c: usize| Stage {
+            duration: Duration::from_secs(d),
+            connections: c,
+        };
+        let st = [s(10, 100), s(10, 100), s(10, 0)];
+        let t = |x: f64| target(&st, Duration::from_secs_f64(x));
+        assert_eq!(
+            (t(0.0), t(5.0), t(15.0), t(25.0), t(31.0)),
+            (0.0, 50.0, 100.0, 50.0, 0.0)
+        );
+        let na = |i: usize, from: f64| {
+            next_active(&st, i, Duration::from_secs_f64(from)).map(|d| d.as_secs_f64())
+        };
+        assert!((na(50, 0.0).unwrap() - 5.0).abs() < 0.01);
+        assert_eq!(na(50, 12.0), Some(12.0));
+        assert_eq!(na(50, 26.0), None);
+        assert_eq!(na(100, 0.0), None);
+    }
+}

@@ -1,0 +1,196 @@
+//! Result data of one worker thread, and their merge.
+//!
+//! Each thread owns one [`ThreadStats`]: two fixed-memory HDR histograms (1 µs to the
+//! timeout, 3 significant figures) and plain counters. The connections of a thread share it
+//! through the thread's event loop; threads never share it. The run merges them once at the
+//! end with [`ThreadStats::merge`].
+
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+
+/// The kinds of failed request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The connection could not be opened (refused, unreachable, connect timed out).
+    Connect,
+    /// Reading failed, or the server closed before a whole response arrived.
+    Read,
+    /// Writing the request failed.
+    Write,
+    /// No whole response within the timeout.
+    Timeout,
+    /// The bytes were not a valid HTTP/1.x response.
+    Framing,
+}
+
+/// Counts of failed requests by kind, and of error statuses by class.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Errors {
+    /// See [`ErrorKind::Connect`].
+    pub connect: u64,
+    /// See [`ErrorKind::Read`].
+    pub read: u64,
+    /// See [`ErrorKind::Write`].
+    pub write: u64,
+    /// See [`ErrorKind::Timeout`].
+    pub timeout: u64,
+    /// See [`ErrorKind::Framing`].
+    pub framing: u64,
+    /// Whole responses with a 4xx status.
+    pub status_4xx: u64,
+    /// Whole responses with a 5xx status.
+    pub status_5xx: u64,
+}
+
+impl Errors {
+    /// Adds `n` failures of `kind`.
+    pub fn add(&mut self, kind: ErrorKind, n: u64) {
+        let slot = match kind {
+            ErrorKind::Connect => &mut self.connect,
+            ErrorKind::Read => &mut self.read,
+            ErrorKind::Write => &mut self.write,
+            ErrorKind::Timeout => &mut self.timeout,
+            ErrorKind::Framing => &mut self.framing,
+        };
+        *slot += n;
+    }
+
+    /// Requests that got no whole response (every kind but the statuses).
+    pub fn transport(&self) -> u64 {
+        self.connect + self.read + self.write + self.timeout + self.framing
+    }
+
+    /// Every failure, error statuses included.
+    pub fn total(&self) -> u64 {
+        self.transport() + self.status_4xx + self.status_5xx
+    }
+
+    fn merge(&mut self, o: &Errors) {
+        self.connect += o.connect;
+        self.read += o.read;
+        self.write += o.write;
+        self.timeout += o.timeout;
+        self.framing += o.framing;
+        self.status_4xx += o.status_4xx;
+        self.status_5xx += o.status_5xx;
+    }
+}
+
+/// The measurements of one worker thread (or, after [`merge`](ThreadStats::merge), of all).
+#[derive(Debug)]
+pub struct ThreadStats {
+    /// Latency in µs: from the intended send time in the open model, else from the send.
+    pub latency: Histogram<u64>,
+    /// Latency in µs from the actual send (equal to `latency` but in the open model).
+    pub uncorrected: Histogram<u64>,
+    /// Whole responses, any status.
+    pub responses: u64,
+    /// Whole responses by status class: 1xx, 2xx, 3xx, 4xx, 5xx.
+    pub status: [u64; 5],
+    /// Failures.
+    pub errors: Errors,
+    /// Requests cut off by the end of a timed run (not failures).
+    pub unfinished: u64,
+    /// Bytes of whole responses (heads and bodies).
+    pub response_bytes: u64,
+    /// Bytes read from sockets, measured or not.
+    pub bytes_read: u64,
+    /// Connections opened.
+    pub connections: u64,
+    /// When the last measured request finished.
+    pub last: Option<Instant>,
+    /// Responses per second of one thread, sampled every 100 ms of the measured window.
+    pub rate: Histogram<u64>,
+}
+
+impl ThreadStats {
+    /// Empty stats whose histograms reach `timeout`.
+    pub fn new(timeout: Duration) -> ThreadStats {
+        let high = u64::try_from(timeout.as_micros())
+            .unwrap_or(u64::MAX)
+            .max(2);
+        let hist = || Histogram::new_with_bounds(1, high, 3).expect("valid histogram bounds");
+        ThreadStats {
+            latency: hist(),
+            uncorrected: hist(),
+            responses: 0,
+            status: [0; 5],
+            errors: Errors::default(),
+            unfinished: 0,
+            response_bytes: 0,
+            bytes_read: 0,
+            connections: 0,
+            last: None,
+            rate: Histogram::new_with_bounds(1, 1_000_000_000, 3).expect("valid histogram bounds"),
+        }
+    }
+
+    /// Records a whole response of `len` bytes.
+    pub fn response(&mut self, status: u16, len: usize, latency: Duration, uncorrected: Duration) {
+        self.latency.saturating_record(micros(latency));
+        self.uncorrected.saturating_record(micros(uncorrected));
+        self.responses += 1;
+        self.response_bytes += len as u64;
+        let class = usize::from(status / 100).clamp(1, 5);
+        self.status[class - 1] += 1;
+        match class {
+            4 => self.errors.status_4xx += 1,
+            5 => self.errors.status_5xx += 1,
+            _ => {}
+        }
+    }
+
+    /// Requests answered or failed.
+    pub fn requests(&self) -> u64 {
+        self.responses + self.errors.transport()
+    }
+
+    /// Adds `other` into `self`.
+    pub fn merge(&mut self, other: &ThreadStats) {
+        // Both histograms have the same bounds, so adding cannot fail.
+        let _ = self.latency.add(&other.latency);
+        let _ = self.uncorrected.add(&other.uncorrected);
+        self.responses += other.responses;
+        for (a, b) in self.status.iter_mut().zip(other.status) {
+            *a += b;
+        }
+        self.errors.merge(&other.errors);
+        self.unfinished += other.unfinished;
+        self.response_bytes += other.response_bytes;
+        self.bytes_read += other.bytes_read;
+        self.connections += other.connections;
+        self.last = self.last.max(other.last);
+        let _ = self.rate.add(&other.rate);
+    }
+}
+
+fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_and_merge() {
+        let ms = Duration::from_millis;
+        let mut a = ThreadStats::new(ms(100));
+        a.response(200, 10, ms(1), ms(1));
+        a.response(503, 10, ms(500), ms(2));
+        a.errors.add(ErrorKind::Timeout, 2);
+        let mut b = ThreadStats::new(ms(100));
+        b.response(404, 5, Duration::ZERO, Duration::ZERO);
+        a.merge(&b);
+        assert_eq!((a.responses, a.requests(), a.response_bytes), (3, 5, 25));
+        assert_eq!(a.status, [0, 1, 0, 1, 1]);
+        assert_eq!(
+            (a.errors.status_4xx, a.errors.status_5xx, a.errors.total()),
+            (1, 1, 4)
+        );
+        assert_eq!(a.latency.min(), 1);
+        // Saturated at the top of the range, which is the timeout.
+        assert!(a.latency.max() >= 99_900 && a.latency.max() <= 100_100);
+    }
+}
