@@ -8,13 +8,20 @@
 //! or pipelined batch and frames the responses. Connections of a thread share its
 //! [`ThreadStats`] through an `Rc`: nothing is shared between threads on the hot path but
 //! a per-thread progress counter that only the progress bar reads.
+//!
+//! Latency runs between two turns of the thread's event loop, as in wrk, not between two
+//! moments that depend on where in its turn a connection's task happens to run: see
+//! [`Turn`].
 
 use std::cell::{Cell, RefCell};
+use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
+use std::pin::pin;
 use std::rc::Rc;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Wake, Waker};
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -229,6 +236,7 @@ async fn connection(ctx: Rc<Ctx>, index: usize) {
     let plan = Arc::clone(&ctx.plan);
     let mut stream: Option<TcpStream> = None;
     let mut buf: Vec<u8> = Vec::with_capacity(READ_CHUNK);
+    let turn = Arc::new(Turn::default());
     // The open model's schedule: evenly phased across all connections.
     let mut intended = plan
         .interval
@@ -277,8 +285,9 @@ async fn connection(ctx: Rc<Ctx>, index: usize) {
         }
         let reused = stream.is_some();
         // Latency counts from the intended time when behind schedule, from before the
-        // connect for a new connection (as ab does), else from the send.
-        let from = match intended {
+        // connect for a new connection (as ab does), else from the event-loop turn that
+        // lets the request go (below).
+        let mut from = match intended {
             Some(at) if behind => Some(at),
             _ if !reused => Some(now),
             _ => None,
@@ -311,13 +320,15 @@ async fn connection(ctx: Rc<Ctx>, index: usize) {
         }
         let Some(s) = stream.as_mut() else { continue };
         if reused {
-            // Let every connection whose response is already in record it before this one
-            // spends a write: reads first, then writes, as wrk does. Without it a response
-            // waits in its socket behind the sends of other connections, and the median
-            // latency on loopback came out twice wrk's (see the README's accuracy section).
-            tokio::task::yield_now().await;
+            // Write in the event loop's next turn, as wrk does: every connection whose
+            // response is already in records it first. Without it a response waits in its
+            // socket behind the sends of other connections, and the median latency on
+            // loopback came out twice wrk's (see the README's accuracy section). The
+            // request is due from the turn that lets it go.
+            let (_, due) = turn.wait(tokio::task::yield_now()).await;
+            from = from.or(due);
         }
-        if !exchange(&ctx, s, &mut buf, k, from, measured).await {
+        if !exchange(&ctx, s, &mut buf, k, from, measured, &turn).await {
             stream = None;
             buf.clear();
         }
@@ -333,8 +344,11 @@ async fn exchange(
     k: usize,
     from: Option<Instant>,
     measured: bool,
+    turn: &Arc<Turn>,
 ) -> bool {
     let plan = &*ctx.plan;
+    // When the event loop reported the bytes of the last read (it had to wait for them).
+    let mut seen: Option<Instant> = None;
     let sent = Instant::now();
     let from = from.unwrap_or(sent);
     let expiry = sent + plan.timeout;
@@ -366,8 +380,9 @@ async fn exchange(
             } => {
                 if measured {
                     let now = Instant::now();
+                    let at = seen.unwrap_or(now);
                     let mut st = ctx.stats.borrow_mut();
-                    st.response(status, len, now - from, now - sent);
+                    st.response(status, len, at - from, at - sent);
                     st.last = Some(now);
                     ctx.progress.0.fetch_add(1, Ordering::Relaxed);
                 }
@@ -389,7 +404,12 @@ async fn exchange(
         if buf.capacity() - buf.len() < READ_CHUNK / 4 {
             buf.reserve(READ_CHUNK);
         }
-        match timeout_at(cut.into(), s.read_buf(buf)).await {
+        let (read, woken) = match timeout_at(cut.into(), turn.wait(s.read_buf(buf))).await {
+            Ok((read, woken)) => (Ok(read), woken),
+            Err(e) => (Err(e), None),
+        };
+        seen = woken;
+        match read {
             Ok(Ok(0)) => {
                 eof(ctx, &buf[pos..], k - done, from, sent, measured);
                 return false;
@@ -411,6 +431,80 @@ async fn exchange(
         buf.drain(..pos);
     }
     true
+}
+
+/// When the event loop last woke a connection's task: the end of the driver's poll that
+/// reported its socket ready, or that released its deferred write.
+///
+/// wrk handles every ready connection once per turn of its event loop, reads and writes
+/// interleaved in the order they became ready, so a request written in one turn and
+/// answered in the next is timed over exactly one turn, whatever its place in the turn. The
+/// tokio loop here runs the tasks woken by one poll in a fixed order, all reads before all
+/// deferred writes, and polls every 61 tasks, so the moment a task runs, and a clock read
+/// there, depends on its place in that order: the median swung from 0.5 to 0.75 of the
+/// per-connection cycle from run to run. Timing between the turns instead (from the turn
+/// that lets a request go to the turn that reports its response) is independent of that
+/// order, as wrk's is.
+#[derive(Debug, Default)]
+struct Turn {
+    state: Mutex<Woken>,
+}
+
+#[derive(Debug, Default)]
+struct Woken {
+    /// The task's own waker, woken in turn.
+    task: Option<Waker>,
+    at: Option<Instant>,
+}
+
+impl Wake for Turn {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        let task = {
+            let mut st = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+            st.at = Some(Instant::now());
+            st.task.take()
+        };
+        if let Some(w) = task {
+            w.wake();
+        }
+    }
+}
+
+impl Turn {
+    /// Runs `fut` to completion; with it, when the event loop last woke it, or `None` when
+    /// it never had to wait.
+    async fn wait<F: Future>(self: &Arc<Self>, fut: F) -> (F::Output, Option<Instant>) {
+        let mut fut = pin!(fut);
+        let waker = Waker::from(Arc::clone(self));
+        let mut waited = false;
+        self.state.lock().unwrap_or_else(PoisonError::into_inner).at = None;
+        let out = std::future::poll_fn(|cx| {
+            {
+                let mut st = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+                if !st.task.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                    st.task = Some(cx.waker().clone());
+                }
+            }
+            let poll = fut.as_mut().poll(&mut Context::from_waker(&waker));
+            waited |= poll.is_pending();
+            poll
+        })
+        .await;
+        let at = if waited {
+            self.state
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .at
+                .take()
+        } else {
+            None
+        };
+        (out, at)
+    }
 }
 
 /// The server closed with `left` responses outstanding; a body delimited by the close is
@@ -512,5 +606,33 @@ mod tests {
         assert_eq!(na(50, 12.0), Some(12.0));
         assert_eq!(na(50, 26.0), None);
         assert_eq!(na(100, 0.0), None);
+    }
+
+    #[test]
+    fn turn_times_the_wake_not_the_run() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let turn = Arc::new(Turn::default());
+            assert_eq!(turn.wait(async { 7 }).await, (7, None));
+            let before = Instant::now();
+            let (_, at) = turn.wait(tokio::task::yield_now()).await;
+            let at = at.expect("a yield waits for the next turn");
+            assert!(before <= at && at <= Instant::now());
+
+            // Woken, then kept waiting while the loop is busy: the wake counts.
+            let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+            let waiter = tokio::spawn(async move {
+                let turn = Arc::new(Turn::default());
+                let (_, at) = turn.wait(rx).await;
+                (at, Instant::now())
+            });
+            tokio::task::yield_now().await;
+            tx.send(()).unwrap();
+            std::thread::sleep(Duration::from_millis(20));
+            let (at, ran) = waiter.await.unwrap();
+            assert!(ran - at.unwrap() >= Duration::from_millis(20));
+        });
     }
 }
