@@ -13,15 +13,14 @@
 use std::sync::Arc;
 
 use axum::Json;
-use axum::body::{Body, HttpBody};
+use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::header::{self, HeaderMap, HeaderValue};
+use axum::http::header::{self, HeaderValue};
 use axum::http::{StatusCode, Version};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use contract::auth;
-use contract::body::MAX_BODY;
-use http_body_util::BodyExt;
+use server_hyper::service::{discard_body, keep_alive_asked};
 
 use crate::ConnPhase;
 use crate::app::UNAUTHORIZED;
@@ -65,46 +64,6 @@ pub async fn request_cycle(req: Request, next: Next) -> Response {
     } else {
         res
     }
-}
-
-/// Reads and drops the request body. `Err` is the status to answer with (and close).
-async fn discard_body(headers: &HeaderMap, mut body: Body) -> Result<(), StatusCode> {
-    // hyper answers 400 itself when the last coding is not `chunked`; what reaches here with a
-    // coding other than exactly `chunked` is e.g. `gzip, chunked`.
-    let mut te = headers.get_all(header::TRANSFER_ENCODING).iter();
-    match (te.next(), te.next()) {
-        (None, _) => {}
-        (Some(v), None) if v.as_bytes().eq_ignore_ascii_case(b"chunked") => {}
-        _ => return Err(StatusCode::NOT_IMPLEMENTED),
-    }
-    if HttpBody::is_end_stream(&body) {
-        return Ok(());
-    }
-    if HttpBody::size_hint(&body).lower() > MAX_BODY {
-        return Err(StatusCode::PAYLOAD_TOO_LARGE);
-    }
-    let mut total = 0u64;
-    while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|_| StatusCode::BAD_REQUEST)?;
-        if let Some(data) = frame.data_ref() {
-            total += data.len() as u64;
-            if total > MAX_BODY {
-                return Err(StatusCode::PAYLOAD_TOO_LARGE);
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Whether an HTTP/1.0 request asked to keep the connection open (as hyper decides it).
-fn keep_alive_asked(headers: &HeaderMap) -> bool {
-    let has = |token: &str| {
-        headers.get_all(header::CONNECTION).iter().any(|v| {
-            v.to_str()
-                .is_ok_and(|s| s.split(',').any(|t| t.trim().eq_ignore_ascii_case(token)))
-        })
-    };
-    has("keep-alive") && !has("close")
 }
 
 /// An error answer with an empty body, `content-length: 0` and `connection: close`.

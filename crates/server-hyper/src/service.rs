@@ -129,7 +129,12 @@ async fn endpoint_response(ctx: &Ctx, endpoint: Endpoint, parts: &Parts, head: b
 /// Reads and drops the request body, if any. `Err` is the status to answer with (and close):
 /// 501 for a transfer coding other than exactly `chunked`, 413 past [`MAX_BODY`], 400 for a
 /// body that breaks off or does not decode.
-async fn discard_body(headers: &HeaderMap, mut body: Incoming) -> Result<(), StatusCode> {
+///
+/// Shared with `server-axum`, whose request-cycle layer discards bodies the same way.
+pub async fn discard_body<B>(headers: &HeaderMap, mut body: B) -> Result<(), StatusCode>
+where
+    B: Body + Unpin,
+{
     // hyper answers 400 itself when the last coding is not `chunked` (and for HTTP/1.0);
     // what reaches here with a coding other than exactly `chunked` is e.g. `gzip, chunked`.
     let mut te = headers.get_all(header::TRANSFER_ENCODING).iter();
@@ -149,7 +154,7 @@ async fn discard_body(headers: &HeaderMap, mut body: Incoming) -> Result<(), Sta
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|_| StatusCode::BAD_REQUEST)?;
         if let Some(data) = frame.data_ref() {
-            total += data.len() as u64;
+            total += bytes::Buf::remaining(data) as u64;
             if total > MAX_BODY {
                 return Err(StatusCode::PAYLOAD_TOO_LARGE);
             }
@@ -159,7 +164,7 @@ async fn discard_body(headers: &HeaderMap, mut body: Incoming) -> Result<(), Sta
 }
 
 /// Whether an HTTP/1.0 request asked to keep the connection open (as hyper decides it).
-fn keep_alive_asked(headers: &HeaderMap) -> bool {
+pub fn keep_alive_asked(headers: &HeaderMap) -> bool {
     let has = |token: &str| {
         headers.get_all(header::CONNECTION).iter().any(|v| {
             v.to_str()
