@@ -17,6 +17,16 @@ pub const HELLO_TEXT: &[u8] = b"Hello, World";
 pub const ROOT_LEN: usize = 1024;
 /// Body of `GET /`: 1,024 bytes, each `.`.
 pub const ROOT_BODY: &[u8; ROOT_LEN] = &[b'.'; ROOT_LEN];
+/// [`ROOT_BODY`] as text, for handlers that answer with a `&str`.
+pub const ROOT_TEXT: &str = match std::str::from_utf8(ROOT_BODY) {
+    Ok(s) => s,
+    Err(_) => panic!("the root body is ASCII"),
+};
+/// [`HELLO_TEXT`] as text, for handlers that answer with a `&str`.
+pub const HELLO_STR: &str = match std::str::from_utf8(HELLO_TEXT) {
+    Ok(s) => s,
+    Err(_) => panic!("the hello body is ASCII"),
+};
 
 /// Body of `GET /api/async`.
 pub const ASYNC_JSON: &[u8] = br#"{"code":200,"msg":"success","data":"async"}"#;

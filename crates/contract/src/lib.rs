@@ -9,6 +9,7 @@
 //! - [`auth`]: the constant-time Bearer-token check of `/api/private`;
 //! - [`peer`]: the peer address as `/my/ip` shows it;
 //! - [`scenario`]: the work behind the event-loop scenarios;
+//! - [`json`]: the JSON bodies as serde types, for the framework variants;
 //! - [`response`]: response heads and whole prebuilt responses, derived from the bodies;
 //! - [`date`]: the `Date` value, cached and refreshed once a second without data races;
 //! - [`config`]: `--addr`, `--workers`, `ADDR`, `PORT`, `AUTH_TOKEN`;
@@ -21,6 +22,7 @@ pub mod auth;
 pub mod body;
 pub mod config;
 pub mod date;
+pub mod json;
 pub mod net;
 pub mod peer;
 pub mod query;

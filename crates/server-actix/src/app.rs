@@ -12,58 +12,11 @@ use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::http::header;
 use actix_web::middleware::from_fn;
 use actix_web::{App, Error, HttpRequest, HttpResponse, Responder, Route, guard, web};
+use contract::json::{self, HELLO, Message, Outcome};
 use contract::route::Endpoint;
 use contract::{Config, body, peer, query, scenario};
-use serde::Serialize;
 
 use crate::middleware::{Token, request_cycle, require_bearer};
-
-/// `{"message":…}`: `/api/hello` and an authorised `/api/private`.
-#[derive(Serialize)]
-pub struct Message {
-    /// The greeting.
-    pub message: &'static str,
-}
-
-/// `{"error":…}`: an unauthorised `/api/private`.
-#[derive(Serialize)]
-pub struct ErrorBody {
-    /// What went wrong.
-    pub error: &'static str,
-}
-
-/// `{"code":200,"msg":…,"data":…}` and its shorter forms: the scenarios' bodies.
-#[derive(Serialize)]
-pub struct Outcome<D: Serialize> {
-    /// Always 200.
-    pub code: u16,
-    /// A word about the scenario, where it has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub msg: Option<&'static str>,
-    /// The scenario's result, where it has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub data: Option<D>,
-}
-
-/// The greeting of `/api/hello` and `/api/private`.
-pub const HELLO: Message = Message {
-    message: "Hello World",
-};
-/// The error of an unauthorised `/api/private`.
-pub const UNAUTHORIZED: ErrorBody = ErrorBody {
-    error: "Unauthorized",
-};
-
-/// The body of `GET /` as text.
-const ROOT: &str = match std::str::from_utf8(body::ROOT_BODY) {
-    Ok(s) => s,
-    Err(_) => panic!("the root body is ASCII"),
-};
-/// The body of `GET /hello` as text.
-const HELLO_TEXT: &str = match std::str::from_utf8(body::HELLO_TEXT) {
-    Ok(s) => s,
-    Err(_) => panic!("the hello body is ASCII"),
-};
 
 /// The application: every endpoint of the contract, the scenarios included.
 pub fn app(
@@ -128,11 +81,11 @@ async fn api_hello() -> web::Json<Message> {
 }
 
 async fn root() -> &'static str {
-    ROOT
+    body::ROOT_TEXT
 }
 
 async fn hello() -> &'static str {
-    HELLO_TEXT
+    body::HELLO_STR
 }
 
 async fn my_ip(req: HttpRequest) -> String {
@@ -154,48 +107,28 @@ async fn private() -> impl Responder {
 
 async fn async_wait() -> web::Json<Outcome<&'static str>> {
     scenario::wait_async().await;
-    web::Json(Outcome {
-        code: 200,
-        msg: Some("success"),
-        data: Some("async"),
-    })
+    web::Json(json::ASYNC)
 }
 
 async fn sync() -> web::Json<Outcome<u64>> {
     // Deliberately on this worker's thread, blocking its event loop: that is the experiment.
     let sum = scenario::sync_sum();
-    web::Json(Outcome {
-        code: 200,
-        msg: None,
-        data: Some(sum),
-    })
+    web::Json(json::sum(sum))
 }
 
 async fn sync_offload() -> Result<web::Json<Outcome<u64>>, Error> {
     let sum = web::block(scenario::sync_sum).await?;
-    Ok(web::Json(Outcome {
-        code: 200,
-        msg: None,
-        data: Some(sum),
-    }))
+    Ok(web::Json(json::sum(sum)))
 }
 
 async fn nexttick() -> web::Json<Outcome<()>> {
     scenario::nexttick_chain().await;
-    web::Json(Outcome {
-        code: 200,
-        msg: Some("nexttick"),
-        data: None,
-    })
+    web::Json(json::NEXTTICK)
 }
 
 async fn timer() -> web::Json<Outcome<()>> {
     scenario::spawn_timers();
-    web::Json(Outcome {
-        code: 200,
-        msg: Some("timer"),
-        data: None,
-    })
+    web::Json(json::TIMER)
 }
 
 #[cfg(test)]

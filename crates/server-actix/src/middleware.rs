@@ -20,7 +20,7 @@ use contract::auth;
 use contract::body::{MAX_BODY, MAX_HEAD};
 use futures_util::StreamExt;
 
-use crate::app::UNAUTHORIZED;
+use contract::json::UNAUTHORIZED;
 
 /// The Bearer token `/api/private` accepts (app data).
 #[derive(Clone, Debug)]

@@ -197,7 +197,7 @@ const TOKEN: &str = "Bearer bench-token";
 
 fn axum_app(with_token: bool) -> axum::Router {
     let token = server_axum::middleware::Token(Arc::from(&b"bench-token"[..]));
-    let route = get(|| async { axum::Json(server_axum::app::HELLO) });
+    let route = get(|| async { axum::Json(contract::json::HELLO) });
     let route = if with_token {
         route.route_layer(from_fn_with_state(
             token,
@@ -270,7 +270,7 @@ fn actix_app(
     >,
 > {
     use actix_web::{middleware::from_fn, web};
-    let hello = || async { web::Json(server_actix::app::HELLO) };
+    let hello = || async { web::Json(contract::json::HELLO) };
     let route = web::get().to(hello);
     let route = if with_token {
         route.wrap(from_fn(server_actix::middleware::require_bearer))

@@ -18,58 +18,11 @@ use axum::http::{StatusCode, header};
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::response::IntoResponse;
 use axum::routing::{MethodRouter, get};
+use contract::json::{self, HELLO, Message, Outcome};
 use contract::route::Endpoint;
 use contract::{Config, body, peer, query, scenario};
-use serde::Serialize;
 
 use crate::middleware::{Token, request_cycle, require_bearer};
-
-/// `{"message":…}`: `/api/hello` and an authorised `/api/private`.
-#[derive(Serialize)]
-pub struct Message {
-    /// The greeting.
-    pub message: &'static str,
-}
-
-/// `{"error":…}`: an unauthorised `/api/private`.
-#[derive(Serialize)]
-pub struct Error {
-    /// What went wrong.
-    pub error: &'static str,
-}
-
-/// `{"code":200,"msg":…,"data":…}` and its shorter forms: the scenarios' bodies.
-#[derive(Serialize)]
-pub struct Outcome<D: Serialize> {
-    /// Always 200.
-    pub code: u16,
-    /// A word about the scenario, where it has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub msg: Option<&'static str>,
-    /// The scenario's result, where it has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub data: Option<D>,
-}
-
-/// The greeting of `/api/hello` and `/api/private`.
-pub const HELLO: Message = Message {
-    message: "Hello World",
-};
-/// The error of an unauthorised `/api/private`.
-pub const UNAUTHORIZED: Error = Error {
-    error: "Unauthorized",
-};
-
-/// The body of `GET /` as text.
-const ROOT: &str = match std::str::from_utf8(body::ROOT_BODY) {
-    Ok(s) => s,
-    Err(_) => panic!("the root body is ASCII"),
-};
-/// The body of `GET /hello` as text.
-const HELLO_TEXT: &str = match std::str::from_utf8(body::HELLO_TEXT) {
-    Ok(s) => s,
-    Err(_) => panic!("the hello body is ASCII"),
-};
 
 /// The application: every endpoint of the contract, the scenarios included.
 pub fn app(config: &Config) -> Router {
@@ -114,11 +67,11 @@ async fn api_hello() -> Json<Message> {
 }
 
 async fn root() -> &'static str {
-    ROOT
+    body::ROOT_TEXT
 }
 
 async fn hello() -> &'static str {
-    HELLO_TEXT
+    body::HELLO_STR
 }
 
 async fn my_ip(ConnectInfo(peer): ConnectInfo<SocketAddr>) -> String {
@@ -137,48 +90,28 @@ async fn private() -> Json<Message> {
 
 async fn async_wait() -> Json<Outcome<&'static str>> {
     scenario::wait_async().await;
-    Json(Outcome {
-        code: 200,
-        msg: Some("success"),
-        data: Some("async"),
-    })
+    Json(json::ASYNC)
 }
 
 async fn sync() -> Json<Outcome<u64>> {
     // Deliberately on this thread, blocking the event loop: that is the experiment.
     let sum = scenario::sync_sum();
-    Json(Outcome {
-        code: 200,
-        msg: None,
-        data: Some(sum),
-    })
+    Json(json::sum(sum))
 }
 
 async fn sync_offload() -> Json<Outcome<u64>> {
     let sum = scenario::sync_offload().await;
-    Json(Outcome {
-        code: 200,
-        msg: None,
-        data: Some(sum),
-    })
+    Json(json::sum(sum))
 }
 
 async fn nexttick() -> Json<Outcome<()>> {
     scenario::nexttick_chain().await;
-    Json(Outcome {
-        code: 200,
-        msg: Some("nexttick"),
-        data: None,
-    })
+    Json(json::NEXTTICK)
 }
 
 async fn timer() -> Json<Outcome<()>> {
     scenario::spawn_timers();
-    Json(Outcome {
-        code: 200,
-        msg: Some("timer"),
-        data: None,
-    })
+    Json(json::TIMER)
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ use contract::auth;
 use server_hyper::service::{discard_body, keep_alive_asked};
 
 use crate::ConnPhase;
-use crate::app::UNAUTHORIZED;
+use contract::json::UNAUTHORIZED;
 
 /// The Bearer token `/api/private` accepts, shared by every request.
 #[derive(Clone, Debug)]
