@@ -213,7 +213,7 @@ fn sigkill_to_the_supervisor_leaves_no_worker_alive_within_2s() {
     assert_eq!(pids.len(), 2);
     let killed = Instant::now();
     srv.signal(libc::SIGKILL);
-    srv.child.wait().unwrap();
+    srv.process.child_mut().wait().unwrap();
     while !pids.iter().all(|&p| is_dead(p)) {
         assert!(
             killed.elapsed() < Duration::from_secs(2),

@@ -5,9 +5,11 @@
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
+
+use conformance::process::{READY_TIMEOUT, ServerProcess};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The server binary under test: this crate's, or the one named by env
 /// `SERVER_REUSEPORT_BIN` (to judge a release build: `target/release/server-reuseport`).
@@ -16,10 +18,10 @@ pub fn bin() -> String {
         .unwrap_or_else(|_| env!("CARGO_BIN_EXE_server-reuseport").to_string())
 }
 
-/// A running supervisor. Dropping it kills the supervisor and then any of its workers still
-/// alive, each by PID.
+/// A running supervisor, started through the shared [`ServerProcess`]. Dropping it kills the
+/// supervisor and then any of its workers still alive, each by PID.
 pub struct Server {
-    pub child: Child,
+    pub process: ServerProcess,
     pub addr: SocketAddr,
     /// The supervisor's stderr lines, when started with [`Server::start_capturing`].
     pub stderr: Arc<Mutex<Vec<String>>>,
@@ -38,22 +40,19 @@ impl Server {
     }
 
     fn spawn(args: &[&str], capture: bool) -> Server {
-        let mut child = Command::new(bin())
-            .args(["--addr", "127.0.0.1:0"])
+        let mut cmd = Command::new(bin());
+        cmd.args(["--addr", "127.0.0.1:0"])
             .args(args)
             .env_remove("ADDR")
             .env_remove("PORT")
-            .env_remove("AUTH_TOKEN")
-            .stdout(Stdio::piped())
-            .stderr(if capture {
-                Stdio::piped()
-            } else {
-                Stdio::inherit()
-            })
-            .spawn()
-            .expect("start the server");
+            .env_remove("AUTH_TOKEN");
+        if capture {
+            cmd.stderr(Stdio::piped());
+        }
+        let mut process =
+            ServerProcess::spawn(cmd, READY_TIMEOUT).unwrap_or_else(|e| panic!("{}: {e}", bin()));
         let stderr = Arc::new(Mutex::new(Vec::new()));
-        if let Some(err) = child.stderr.take() {
+        if let Some(err) = process.child_mut().stderr.take() {
             let lines = Arc::clone(&stderr);
             std::thread::spawn(move || {
                 for line in BufReader::new(err).lines() {
@@ -63,18 +62,9 @@ impl Server {
                 }
             });
         }
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("listening on http://")
-            .unwrap_or_else(|| panic!("ready line: {line:?}"))
-            .parse()
-            .unwrap();
+        let addr = process.addr();
         let mut server = Server {
-            child,
+            process,
             addr,
             stderr,
             known_workers: BTreeSet::new(),
@@ -84,7 +74,7 @@ impl Server {
     }
 
     pub fn pid(&self) -> i32 {
-        self.child.id() as i32
+        self.process.pid() as i32
     }
 
     /// The PIDs of the supervisor's live worker processes (remembered for the cleanup).
@@ -95,31 +85,26 @@ impl Server {
     }
 
     /// Sends `sig` to the supervisor.
-    pub fn signal(&self, sig: i32) {
-        // SAFETY: kill(2) with a PID this test started and still holds (not yet reaped).
-        assert_eq!(unsafe { libc::kill(self.pid(), sig) }, 0);
+    pub fn signal(&mut self, sig: i32) {
+        self.process.signal(sig).expect("signal the supervisor");
     }
 
     /// Waits up to `limit` for the supervisor to exit.
     pub fn wait_exit(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
-        let end = Instant::now() + limit;
-        while Instant::now() < end {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return Some(status);
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        None
+        self.process.wait_exit(limit)
     }
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
         let sup = self.pid();
-        if self.child.try_wait().ok().flatten().is_none() {
+        let child = self.process.child_mut();
+        if child.try_wait().ok().flatten().is_none() {
             self.workers();
-            let _ = self.child.kill();
-            let _ = self.child.wait();
+            // The supervisor first, so that it cannot replace the workers killed below.
+            let child = self.process.child_mut();
+            let _ = child.kill();
+            let _ = child.wait();
         }
         // The workers die with their supervisor; this only cleans up after a failed test.
         for &pid in &self.known_workers {
