@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite, as the README gives it: every crate's unit tests, the conformance
 # suite against every server's real binary (10,000 connections included), and the
-# manifest checks. Installs nothing yet: every test here needs only the Rust toolchain.
-# Usage: scripts/test.sh [extra cargo test arguments]
+# manifest checks, the peers (Node.js, Python, Go, nginx) and the container images.
+# First it installs what those need (scripts/install-*.sh: apt, npm, pip, go, cc); what cannot
+# be installed is named, and the tests that need it skip with a printed reason.
+# Usage: scripts/test.sh [extra cargo test arguments]   (SKIP_INSTALL=1 skips the installs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,5 +16,13 @@ fi
 # 10,000-connection checks need descriptors on the client side too; the test processes
 # raise their own soft limit, this only helps tools started from here.
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
+if [ "${SKIP_INSTALL:-0}" != 1 ]; then
+    for script in scripts/install-peers.sh scripts/install-containers.sh; do
+        if [ -x "$script" ]; then
+            "$script" || echo "scripts/test.sh: $script did not install everything; tests that need it skip with a reason" >&2
+        fi
+    done
+fi
 
 exec cargo test --workspace --locked "$@"
