@@ -1,1 +1,846 @@
-//! Placeholder: being written.
+//! The results JSON (`schema: "bench.results/1"`, described in the crate's README): one
+//! document per `bench run`.
+//!
+//! Layout, outermost first: [`Results`] (the run: experiment, when, how, on what) holds a
+//! [`ServerResult`] per server, each with a [`StepResult`] per step of the experiment, each with
+//! one [`Run`] per repeat, their per-field [`median`] and their [`Spread`]. [`Machine::detect`]
+//! and [`Git::detect`] fill the provenance; [`utc_now`] and [`utc_iso`] give the timestamps
+//! (civil-from-days arithmetic, no date crate). [`Results::write`] stores a document as
+//! `<dir>/<experiment>-<YYYYMMDDTHHMMSSZ>.json`; [`Results::load`] reads one back and checks
+//! its [`SCHEMA`].
+//!
+//! Adding an optional field keeps the schema version; renaming or removing one bumps it.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+/// The schema tag of [`Results`].
+pub const SCHEMA: &str = "bench.results/1";
+
+/// One `bench run`: what was run, when, how, on what, and every server's steps.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Results {
+    /// Always [`SCHEMA`].
+    pub schema: String,
+    /// The experiment's lowercase id (`e1` … `e5`).
+    pub experiment: String,
+    /// The experiment's title.
+    pub title: String,
+    /// When the run started, `YYYY-MM-DDTHH:MM:SSZ`.
+    pub started_utc: String,
+    /// When the run finished, `YYYY-MM-DDTHH:MM:SSZ`.
+    pub finished_utc: String,
+    /// How the harness was invoked (argv).
+    pub command: Vec<String>,
+    /// The machine it ran on.
+    pub machine: Machine,
+    /// The workspace's revision.
+    pub git: Git,
+    /// Versions of what took part: `bench`, `rustc`, `tool`, peers' runtimes, ….
+    pub versions: BTreeMap<String, String>,
+    /// The load tool: `builtin`, `wrk`, `ab`, `oha` or `k6` (see [`crate::tools::Tool`]).
+    pub tool: String,
+    /// Whether the shortened (`--quick`) steps were run.
+    pub quick: bool,
+    /// Repeats per step.
+    pub repeat: u32,
+    /// `http://HOST:PORT` when a remote server was driven; `None` for servers started here.
+    pub target: Option<String>,
+    /// The CPUs the servers and the load tool were pinned to; `None` when not pinned.
+    pub pinning: Option<Pinning>,
+    /// Free-form remarks, e.g. `no /proc sampling: remote target`.
+    pub notes: Vec<String>,
+    /// Every server, in the order they ran.
+    pub servers: Vec<ServerResult>,
+}
+
+/// The machine a run was made on.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Machine {
+    /// The host name.
+    pub hostname: String,
+    /// The kernel: OS type, release and build (`Linux 6.1.0-… #1 SMP …`).
+    pub kernel: String,
+    /// Logical CPUs online.
+    pub cpus: usize,
+    /// The first CPU's model name.
+    pub cpu_model: String,
+    /// Total memory, KiB.
+    pub mem_total_kb: u64,
+}
+
+/// The workspace's revision.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Git {
+    /// `git rev-parse HEAD`; `None` outside a repository or without git.
+    pub revision: Option<String>,
+    /// Whether tracked files differ from `revision`; `None` when unknown.
+    pub dirty: Option<bool>,
+}
+
+/// Which CPUs servers and the load tool were pinned to.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pinning {
+    /// The servers' CPUs.
+    pub server_cpus: Vec<usize>,
+    /// The load tool's CPUs.
+    pub load_cpus: Vec<usize>,
+}
+
+/// Whether a server is one of this workspace's Rust variants or a peer (the original system).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ServerKind {
+    /// A Rust variant of this workspace (servers.toml `package`).
+    Rust,
+    /// A peer: the system an experiment names (servers.toml `command`).
+    Peer,
+}
+
+/// A header field a library adds to every response that the variant cannot stop.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExtraHeader {
+    /// The field name, lowercase.
+    pub field: String,
+    /// Bytes it adds to each response, CRLF included.
+    pub bytes: usize,
+}
+
+impl From<&manifest::ExtraHeader> for ExtraHeader {
+    fn from(h: &manifest::ExtraHeader) -> ExtraHeader {
+        ExtraHeader {
+            field: h.field.clone(),
+            bytes: h.bytes,
+        }
+    }
+}
+
+/// One server's part of a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ServerResult {
+    /// Its servers.toml name.
+    pub name: String,
+    /// Rust variant or peer.
+    pub kind: ServerKind,
+    /// How it is written, in a few words.
+    pub style: String,
+    /// The systems of the experiments it is the analogue of (or, for a peer, is).
+    pub analogue: Vec<String>,
+    /// The command that started it (empty for a remote target).
+    pub command: Vec<String>,
+    /// Header fields its library adds.
+    pub extra_headers: Vec<ExtraHeader>,
+    /// One entry per step of the experiment, in order.
+    pub steps: Vec<StepResult>,
+}
+
+impl ServerResult {
+    /// An entry for a servers.toml server started by `command`, with no steps yet.
+    pub fn new(server: &manifest::Server, command: Vec<String>) -> ServerResult {
+        ServerResult {
+            name: server.name.clone(),
+            kind: if server.package.is_some() {
+                ServerKind::Rust
+            } else {
+                ServerKind::Peer
+            },
+            style: server.style.clone(),
+            analogue: server.analogue.clone(),
+            command,
+            extra_headers: server.extra_headers.iter().map(ExtraHeader::from).collect(),
+            steps: Vec::new(),
+        }
+    }
+}
+
+/// One step of an experiment against one server (e.g. E3's `c1000` on `/`), repeated.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepResult {
+    /// The step's id within the experiment (`c100`, `ramp`, `sync`, …).
+    pub step: String,
+    /// The request target (`/`, `/api/hello`, …).
+    pub endpoint: String,
+    /// Connections (concurrency; the peak for a ramp).
+    pub connections: usize,
+    /// Requests, for count-bounded steps (`ab -n`).
+    pub requests: Option<u64>,
+    /// Seconds, for time-bounded steps.
+    pub duration_s: Option<f64>,
+    /// The load tool's exact argv (of the last repeat; the port may differ between repeats).
+    pub tool_command: Vec<String>,
+    /// Whether the step measured what it was meant to (see `invalid_reason`).
+    pub valid: bool,
+    /// Why not, when `valid` is false (e.g. the server does not honour `ab -k`).
+    pub invalid_reason: Option<String>,
+    /// One [`Run`] per repeat, in order.
+    pub repeats: Vec<Run>,
+    /// The per-field [`median`] of `repeats`; `None` without repeats.
+    pub median: Option<Run>,
+    /// The [`spread`] of `repeats`; `None` without repeats.
+    pub spread: Option<Spread>,
+}
+
+impl StepResult {
+    /// Sets `median` and `spread` from `repeats`.
+    pub fn finish(&mut self) {
+        self.median = median(&self.repeats);
+        self.spread = spread(&self.repeats);
+    }
+}
+
+/// What one repeat of a step measured.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    /// Requests completed or failed in the measured window.
+    pub requests: u64,
+    /// The measured window, seconds.
+    pub duration_s: f64,
+    /// Requests per second, as the tool reports it.
+    pub requests_per_s: f64,
+    /// Response bytes per second, as the tool reports it.
+    pub transfer_bytes_per_s: f64,
+    /// Bytes per response (headers and body); 0 when the tool does not tell.
+    pub bytes_per_response: f64,
+    /// Latency, microseconds.
+    pub latency_us: Latency,
+    /// Failures by kind.
+    pub errors: Errors,
+    /// The server's resident memory, KiB; `None` when not sampled.
+    pub rss_kb: Option<Rss>,
+    /// The server's CPU use over the window, percent of one CPU; `None` when not sampled.
+    pub server_cpu_percent: Option<f64>,
+    /// The server's CPU time over the window, seconds; `None` when not sampled.
+    pub server_cpu_s: Option<f64>,
+    /// `server_cpu_s` per request, microseconds; `None` when not sampled.
+    pub cpu_us_per_request: Option<f64>,
+    /// What the tool could not measure exactly (e.g. ab's 1 ms latency resolution).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// A latency summary, microseconds. A field is `None` when the tool does not report it (wrk
+/// `--latency` and the built-in generator have no p95; k6 by default no p99).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Latency {
+    /// Mean.
+    pub mean: Option<f64>,
+    /// Median.
+    pub p50: Option<u64>,
+    /// 90th percentile.
+    pub p90: Option<u64>,
+    /// 95th percentile.
+    pub p95: Option<u64>,
+    /// 99th percentile.
+    pub p99: Option<u64>,
+    /// Largest.
+    pub max: Option<u64>,
+}
+
+/// Failed requests by kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Errors {
+    /// Connections that could not be made.
+    pub connect: u64,
+    /// Reads that failed (resets, early close).
+    pub read: u64,
+    /// Writes that failed.
+    pub write: u64,
+    /// Requests that timed out.
+    pub timeout: u64,
+    /// Whole responses with an error status (wrk: not 2xx or 3xx; ab: not 2xx).
+    pub status: u64,
+    /// Anything else the tool counts (malformed responses, ab's length mismatches, …).
+    pub other: u64,
+}
+
+impl Errors {
+    /// Every failure together.
+    pub fn total(&self) -> u64 {
+        self.connect + self.read + self.write + self.timeout + self.status + self.other
+    }
+}
+
+/// The server's resident memory over a repeat, KiB.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rss {
+    /// Before the load.
+    pub start: u64,
+    /// The highest sample.
+    pub peak: u64,
+    /// After the load.
+    pub end: u64,
+}
+
+/// How far the repeats of a step are apart, by requests per second.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    /// The lowest repeat.
+    pub requests_per_s_min: f64,
+    /// The highest repeat.
+    pub requests_per_s_max: f64,
+    /// `(max - min) / median`; 0 for one repeat (or a median of 0).
+    pub relative: f64,
+}
+
+/// The per-field median of `runs` (each field on its own, so the result need not be one of
+/// the runs); `None` for no runs. An even count takes the mean of the middle two (rounded
+/// for integers); an optional field takes the median of the runs that have it. `notes` are
+/// the union of the runs' notes, in first-seen order.
+pub fn median(runs: &[Run]) -> Option<Run> {
+    if runs.is_empty() {
+        return None;
+    }
+    let f = |get: fn(&Run) -> f64| median_f64(runs.iter().map(get).collect());
+    let u = |get: fn(&Run) -> u64| median_u64(runs.iter().map(get).collect());
+    let of = |get: fn(&Run) -> Option<f64>| {
+        let v: Vec<f64> = runs.iter().filter_map(get).collect();
+        (!v.is_empty()).then(|| median_f64(v))
+    };
+    let ou = |get: fn(&Run) -> Option<u64>| {
+        let v: Vec<u64> = runs.iter().filter_map(get).collect();
+        (!v.is_empty()).then(|| median_u64(v))
+    };
+    let rss = {
+        let v: Vec<Rss> = runs.iter().filter_map(|r| r.rss_kb).collect();
+        (!v.is_empty()).then(|| Rss {
+            start: median_u64(v.iter().map(|r| r.start).collect()),
+            peak: median_u64(v.iter().map(|r| r.peak).collect()),
+            end: median_u64(v.iter().map(|r| r.end).collect()),
+        })
+    };
+    let mut notes: Vec<String> = Vec::new();
+    for n in runs.iter().flat_map(|r| &r.notes) {
+        if !notes.contains(n) {
+            notes.push(n.clone());
+        }
+    }
+    Some(Run {
+        requests: u(|r| r.requests),
+        duration_s: f(|r| r.duration_s),
+        requests_per_s: f(|r| r.requests_per_s),
+        transfer_bytes_per_s: f(|r| r.transfer_bytes_per_s),
+        bytes_per_response: f(|r| r.bytes_per_response),
+        latency_us: Latency {
+            mean: of(|r| r.latency_us.mean),
+            p50: ou(|r| r.latency_us.p50),
+            p90: ou(|r| r.latency_us.p90),
+            p95: ou(|r| r.latency_us.p95),
+            p99: ou(|r| r.latency_us.p99),
+            max: ou(|r| r.latency_us.max),
+        },
+        errors: Errors {
+            connect: u(|r| r.errors.connect),
+            read: u(|r| r.errors.read),
+            write: u(|r| r.errors.write),
+            timeout: u(|r| r.errors.timeout),
+            status: u(|r| r.errors.status),
+            other: u(|r| r.errors.other),
+        },
+        rss_kb: rss,
+        server_cpu_percent: of(|r| r.server_cpu_percent),
+        server_cpu_s: of(|r| r.server_cpu_s),
+        cpu_us_per_request: of(|r| r.cpu_us_per_request),
+        notes,
+    })
+}
+
+/// The lowest and highest requests per second of `runs`, and their distance relative to the
+/// median; `None` for no runs.
+pub fn spread(runs: &[Run]) -> Option<Spread> {
+    if runs.is_empty() {
+        return None;
+    }
+    let v: Vec<f64> = runs.iter().map(|r| r.requests_per_s).collect();
+    let min = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mid = median_f64(v);
+    Some(Spread {
+        requests_per_s_min: min,
+        requests_per_s_max: max,
+        relative: if mid > 0.0 { (max - min) / mid } else { 0.0 },
+    })
+}
+
+fn median_f64(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+fn median_u64(mut v: Vec<u64>) -> u64 {
+    v.sort_unstable();
+    match v.len() {
+        0 => 0,
+        n if n % 2 == 1 => v[n / 2],
+        // The mean of the middle two, rounded half up, without overflow.
+        n => {
+            let (a, b) = (v[n / 2 - 1], v[n / 2]);
+            a / 2 + b / 2 + (a % 2 + b % 2).div_ceil(2)
+        }
+    }
+}
+
+/// Why a results document could not be written or read.
+#[derive(Debug)]
+pub enum ResultsError {
+    /// A file or directory operation failed.
+    Io {
+        /// The path involved.
+        path: PathBuf,
+        /// The failure.
+        source: io::Error,
+    },
+    /// The file is not valid results JSON.
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// The failure.
+        source: serde_json::Error,
+    },
+    /// The file has another `schema` tag.
+    Schema {
+        /// The file.
+        path: PathBuf,
+        /// The tag it has.
+        found: String,
+    },
+}
+
+impl fmt::Display for ResultsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ResultsError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            ResultsError::Json { path, source } => {
+                write!(f, "{}: not a results document: {source}", path.display())
+            }
+            ResultsError::Schema { path, found } => write!(
+                f,
+                "{}: schema {found:?}, this bench reads {SCHEMA:?}",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ResultsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ResultsError::Io { source, .. } => Some(source),
+            ResultsError::Json { source, .. } => Some(source),
+            ResultsError::Schema { .. } => None,
+        }
+    }
+}
+
+impl Results {
+    /// The file name this document is written under: `<experiment>-<YYYYMMDDTHHMMSSZ>.json`,
+    /// the timestamp being `started_utc` (or now, if that is not a timestamp).
+    pub fn file_name(&self) -> String {
+        let stamp = compact_stamp(&self.started_utc)
+            .unwrap_or_else(|| compact_stamp(&utc_now()).unwrap_or_default());
+        let experiment: String = self
+            .experiment
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        format!("{experiment}-{stamp}.json")
+    }
+
+    /// Writes the document, pretty-printed, as `<dir>/`[`Results::file_name`] (creating
+    /// `dir`); a name already taken gets `-2`, `-3`, … before `.json`. Returns the path.
+    pub fn write(&self, dir: &Path) -> Result<PathBuf, ResultsError> {
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| ResultsError::Io { path, source }
+        };
+        fs::create_dir_all(dir).map_err(io(dir))?;
+        let name = self.file_name();
+        let stem = name.trim_end_matches(".json");
+        let mut path = dir.join(&name);
+        let mut n = 2;
+        while path.exists() {
+            path = dir.join(format!("{stem}-{n}.json"));
+            n += 1;
+        }
+        let text = serde_json::to_string_pretty(self).map_err(|source| ResultsError::Json {
+            path: path.clone(),
+            source,
+        })?;
+        fs::write(&path, text + "\n").map_err(io(&path))?;
+        Ok(path)
+    }
+
+    /// Reads a document and checks its [`SCHEMA`] tag.
+    pub fn load(path: &Path) -> Result<Results, ResultsError> {
+        let text = fs::read_to_string(path).map_err(|source| ResultsError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Results::parse(&text).map_err(|e| match e {
+            ParseFailure::Json(source) => ResultsError::Json {
+                path: path.to_path_buf(),
+                source,
+            },
+            ParseFailure::Schema(found) => ResultsError::Schema {
+                path: path.to_path_buf(),
+                found,
+            },
+        })
+    }
+
+    fn parse(text: &str) -> Result<Results, ParseFailure> {
+        // The tag first, so that a future schema is named rather than failing on a field.
+        #[derive(Deserialize)]
+        struct Tag {
+            schema: Option<String>,
+        }
+        let tag: Tag = serde_json::from_str(text).map_err(ParseFailure::Json)?;
+        match tag.schema {
+            Some(s) if s == SCHEMA => serde_json::from_str(text).map_err(ParseFailure::Json),
+            other => Err(ParseFailure::Schema(other.unwrap_or_default())),
+        }
+    }
+}
+
+enum ParseFailure {
+    Json(serde_json::Error),
+    Schema(String),
+}
+
+impl Machine {
+    /// The machine this runs on, from /proc (fields it cannot read stay empty or 0).
+    pub fn detect() -> Machine {
+        let read = |p: &str| fs::read_to_string(p).unwrap_or_default();
+        let cpuinfo = read("/proc/cpuinfo");
+        let meminfo = read("/proc/meminfo");
+        let kernel = ["ostype", "osrelease", "version"]
+            .iter()
+            .map(|f| read(&format!("/proc/sys/kernel/{f}")).trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let processors = cpuinfo
+            .lines()
+            .filter(|l| field_name(l) == Some("processor"))
+            .count();
+        Machine {
+            hostname: read("/proc/sys/kernel/hostname").trim().to_string(),
+            kernel,
+            cpus: if processors > 0 {
+                processors
+            } else {
+                std::thread::available_parallelism().map_or(0, |n| n.get())
+            },
+            cpu_model: cpuinfo
+                .lines()
+                .find(|l| field_name(l) == Some("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+                .unwrap_or_default(),
+            mem_total_kb: meminfo
+                .lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.split_whitespace().next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0),
+        }
+    }
+}
+
+fn field_name(line: &str) -> Option<&str> {
+    line.split_once(':').map(|(k, _)| k.trim())
+}
+
+impl Git {
+    /// The revision of the repository at `root` and whether tracked files differ from it
+    /// (`git status --porcelain --untracked-files=no`: results and reports the harness
+    /// writes are untracked and do not make a tree dirty). Both `None` without git.
+    pub fn detect(root: &Path) -> Git {
+        let git = |args: &[&str]| {
+            Command::new("git")
+                .arg("-C")
+                .arg(root)
+                .args(args)
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        };
+        let revision = git(&["rev-parse", "HEAD"])
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty());
+        let dirty = revision
+            .as_ref()
+            .and_then(|_| git(&["status", "--porcelain", "--untracked-files=no"]))
+            .map(|s| !s.trim().is_empty());
+        Git { revision, dirty }
+    }
+}
+
+/// Now, as `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn utc_now() -> String {
+    utc_iso(SystemTime::now())
+}
+
+/// `t` as `YYYY-MM-DDTHH:MM:SSZ` (whole seconds; times before 1970 print as 1970-01-01).
+pub fn utc_iso(t: SystemTime) -> String {
+    let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ` as `YYYYMMDDTHHMMSSZ` (the file-name form); `None` for anything
+/// else.
+pub fn compact_stamp(iso: &str) -> Option<String> {
+    let b = iso.as_bytes();
+    let shape = b.len() == 20
+        && b.iter().enumerate().all(|(i, &c)| match i {
+            4 | 7 => c == b'-',
+            10 => c == b'T',
+            13 | 16 => c == b':',
+            19 => c == b'Z',
+            _ => c.is_ascii_digit(),
+        });
+    shape.then(|| iso.chars().filter(|&c| c != '-' && c != ':').collect())
+}
+
+/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian (Howard Hinnant's
+/// `civil_from_days`).
+fn civil_from_days(days: u64) -> (u64, u64, u64) {
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z % 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + u64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn run(rps: f64, p99: Option<u64>, rss_peak: Option<u64>) -> Run {
+        Run {
+            requests: rps as u64 * 10,
+            duration_s: 10.0,
+            requests_per_s: rps,
+            transfer_bytes_per_s: rps * 100.0,
+            bytes_per_response: 100.0,
+            latency_us: Latency {
+                mean: Some(rps / 10.0),
+                p50: Some(rps as u64 / 10),
+                p90: None,
+                p95: None,
+                p99,
+                max: Some(9000),
+            },
+            errors: Errors {
+                read: rps as u64 / 1000,
+                ..Errors::default()
+            },
+            rss_kb: rss_peak.map(|peak| Rss {
+                start: 1000,
+                peak,
+                end: 2000,
+            }),
+            server_cpu_percent: None,
+            server_cpu_s: None,
+            cpu_us_per_request: None,
+            notes: vec![],
+        }
+    }
+
+    pub(crate) fn sample() -> Results {
+        let mut step = StepResult {
+            step: "c100".into(),
+            endpoint: "/".into(),
+            connections: 100,
+            requests: None,
+            duration_s: Some(2.0),
+            tool_command: vec!["wrk".into(), "-t1".into()],
+            valid: true,
+            invalid_reason: None,
+            repeats: vec![run(3000.0, Some(7), Some(5)), run(1000.0, None, None)],
+            median: None,
+            spread: None,
+        };
+        step.finish();
+        Results {
+            schema: SCHEMA.into(),
+            experiment: "e3".into(),
+            title: "t".into(),
+            started_utc: "2026-11-29T22:40:00Z".into(),
+            finished_utc: "2026-11-29T22:43:10Z".into(),
+            command: vec!["bench".into(), "run".into(), "e3".into()],
+            machine: Machine::detect(),
+            git: Git::default(),
+            versions: BTreeMap::from([("bench".into(), "0.1.0".into())]),
+            tool: "wrk".into(),
+            quick: true,
+            repeat: 2,
+            target: None,
+            pinning: Some(Pinning {
+                server_cpus: vec![0],
+                load_cpus: vec![1],
+            }),
+            notes: vec!["n".into()],
+            servers: vec![ServerResult {
+                name: "server-prebuilt".into(),
+                kind: ServerKind::Rust,
+                style: "s".into(),
+                analogue: vec!["Blazeio".into()],
+                command: vec![],
+                extra_headers: vec![ExtraHeader {
+                    field: "server".into(),
+                    bytes: 11,
+                }],
+                steps: vec![step],
+            }],
+        }
+    }
+
+    #[test]
+    fn round_trip_through_a_file() {
+        let r = sample();
+        let dir = std::env::temp_dir().join(format!("bench-results-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let p1 = r.write(&dir).unwrap();
+        assert_eq!(p1, dir.join("e3-20261129T224000Z.json"));
+        let p2 = r.write(&dir).unwrap();
+        assert_eq!(p2, dir.join("e3-20261129T224000Z-2.json"));
+        assert_eq!(Results::load(&p1).unwrap(), r);
+        let text = fs::read_to_string(&p1).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["schema"], "bench.results/1");
+        assert_eq!(v["servers"][0]["kind"], "rust");
+        assert_eq!(
+            v["servers"][0]["steps"][0]["median"]["latency_us"]["p95"],
+            serde_json::Value::Null
+        );
+        assert!(v["servers"][0]["steps"][0]["median"].get("notes").is_none());
+        fs::write(&p2, text.replace("bench.results/1", "bench.results/9")).unwrap();
+        let e = Results::load(&p2).unwrap_err();
+        assert!(
+            matches!(e, ResultsError::Schema { ref found, .. } if found == "bench.results/9"),
+            "{e}"
+        );
+        fs::write(&p2, "{ not json").unwrap();
+        assert!(matches!(Results::load(&p2), Err(ResultsError::Json { .. })));
+        assert!(matches!(
+            Results::load(&dir.join("none.json")),
+            Err(ResultsError::Io { .. })
+        ));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn median_and_spread_odd() {
+        let runs = [
+            run(1000.0, Some(10), None),
+            run(3000.0, Some(30), Some(900)),
+            run(2000.0, None, Some(700)),
+        ];
+        let m = median(&runs).unwrap();
+        assert_eq!(m.requests_per_s, 2000.0);
+        assert_eq!(m.requests, 20_000);
+        assert_eq!(m.latency_us.p50, Some(200));
+        // Only the runs that have the field count.
+        assert_eq!(m.latency_us.p99, Some(20));
+        assert_eq!(m.latency_us.p90, None);
+        assert_eq!(m.rss_kb.map(|r| r.peak), Some(800));
+        assert_eq!(m.errors.read, 2);
+        let s = spread(&runs).unwrap();
+        assert_eq!(
+            (s.requests_per_s_min, s.requests_per_s_max),
+            (1000.0, 3000.0)
+        );
+        assert_eq!(s.relative, 1.0);
+    }
+
+    #[test]
+    fn median_and_spread_even_and_empty() {
+        let runs = [
+            run(1000.0, Some(1), None),
+            run(4000.0, Some(2), None),
+            run(2000.0, Some(4), None),
+            run(3000.0, Some(8), None),
+        ];
+        let m = median(&runs).unwrap();
+        assert_eq!(m.requests_per_s, 2500.0);
+        // 3 and 4 → 3.5, rounded half up.
+        assert_eq!(m.latency_us.p99, Some(3));
+        assert_eq!(median_u64(vec![3, 4]), 4);
+        assert_eq!(median_u64(vec![u64::MAX, u64::MAX - 2]), u64::MAX - 1);
+        assert_eq!(m.rss_kb, None);
+        let s = spread(&runs).unwrap();
+        assert_eq!(s.relative, 3000.0 / 2500.0);
+        let one = spread(&runs[..1]).unwrap();
+        assert_eq!(one.relative, 0.0);
+        assert_eq!(median(&[]), None);
+        assert_eq!(spread(&[]), None);
+    }
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(utc_iso(UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        // 2000-02-29 (a leap day in a century year divisible by 400) 12:34:56.
+        let t = UNIX_EPOCH + Duration::from_secs(951_827_696);
+        assert_eq!(utc_iso(t), "2000-02-29T12:34:56Z");
+        let t = UNIX_EPOCH + Duration::from_secs(1_795_992_000);
+        assert_eq!(utc_iso(t), "2026-11-29T22:40:00Z");
+        assert_eq!(
+            compact_stamp("2026-11-29T22:40:00Z").as_deref(),
+            Some("20261129T224000Z")
+        );
+        assert_eq!(compact_stamp("2026-11-29 22:40:00"), None);
+        assert_eq!(compact_stamp("2026-11-29T22:40:00Zx"), None);
+        // Values from `date -u -d @SECS +%FT%TZ`.
+        for (secs, want) in [
+            (4_102_444_799, "2099-12-31T23:59:59Z"),
+            (1_709_251_199, "2024-02-29T23:59:59Z"),
+        ] {
+            assert_eq!(utc_iso(UNIX_EPOCH + Duration::from_secs(secs)), want);
+        }
+    }
+
+    #[test]
+    fn machine_is_detected() {
+        let m = Machine::detect();
+        assert!(m.cpus >= 1);
+        assert!(m.mem_total_kb > 0);
+        assert!(m.kernel.starts_with("Linux "), "{}", m.kernel);
+    }
+
+    #[test]
+    fn git_is_tolerant() {
+        let g = Git::detect(Path::new(env!("CARGO_MANIFEST_DIR")));
+        if let Some(rev) = &g.revision {
+            assert_eq!(rev.len(), 40);
+            assert!(g.dirty.is_some());
+        }
+        let none = Git::detect(Path::new("/"));
+        assert_eq!(none, Git::default());
+    }
+}
