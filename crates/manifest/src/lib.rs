@@ -6,6 +6,10 @@
 //! are written once. Layout: [`Manifest`] holds a list of [`Server`] entries; each has
 //! either a cargo `package` (Rust variants) or a `command` (peers), plus documented
 //! [`Exception`]s and [`ExtraHeader`]s.
+//!
+//! A peer (one of the experiments' own systems: Node, Python, Go, nginx, the C ceiling) is
+//! started from the workspace root with [`Server::argv`]; [`Server::missing`] says what is not
+//! installed yet (empty: runnable), so tools skip a peer with that reason instead of failing.
 #![deny(missing_docs)]
 
 use std::collections::BTreeSet;
@@ -19,6 +23,25 @@ pub const GROUPS: [&str; 5] = ["core", "connection", "bad-input", "scenarios", "
 
 /// The experiments of EXPERIMENTS.md.
 pub const EXPERIMENTS: [&str; 5] = ["E1", "E2", "E3", "E4", "E5"];
+
+/// The endpoint paths of CONTRACT.md a server may list in `endpoints`: the contract's own
+/// endpoints, then the event-loop scenarios.
+pub const ENDPOINTS: [&str; 11] = [
+    "/",
+    "/api/hello",
+    "/hello",
+    "/my/ip",
+    "/api",
+    "/api/private",
+    "/api/async",
+    "/api/sync",
+    "/api/sync-offload",
+    "/api/nexttick",
+    "/api/timer",
+];
+
+/// The placeholders a peer's `command` may use (see [`Server::argv`]).
+pub const PLACEHOLDERS: [&str; 5] = ["{addr}", "{host}", "{port}", "{root}", "{cpus}"];
 
 /// The whole manifest.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -37,15 +60,30 @@ pub struct Server {
     pub name: String,
     /// The cargo package of a Rust variant; its binary has the same name.
     pub package: Option<String>,
-    /// The command that starts a peer (`{addr}` stands for HOST:PORT).
+    /// The command that starts a peer, run from the workspace root; [`Server::argv`] fills in
+    /// its placeholders ([`PLACEHOLDERS`]: `{addr}` is HOST:PORT).
     pub command: Option<Vec<String>>,
-    /// The runtime a peer needs (`node`, `python3`, `go`, `nginx`, …).
+    /// The runtime a peer needs (`node`, `python3`, `go`, `nginx`, …); required for a peer.
     pub runtime: Option<String>,
+    /// Its usual port, when it has one (the port its community's examples use).
+    pub port: Option<u16>,
+    /// What a peer needs before it can start: a program on `PATH` (a name without `/`) or a
+    /// path relative to the workspace root that must exist (`peers/node/node_modules/express`).
+    /// The command's program is needed as well without being listed. See [`Server::missing`].
+    #[serde(default)]
+    pub requires: Vec<String>,
     /// How it is written, in a few words.
     pub style: String,
-    /// The systems of the experiments it is the analogue of (or, for a peer, is).
+    /// For a Rust variant, the systems of the experiments it stands for (`node:http`,
+    /// `Express 5`); for a peer, the names of the Rust variants in this manifest that stand for
+    /// it (`server-hyper`), so either side finds the other.
     #[serde(default)]
     pub analogue: Vec<String>,
+    /// The endpoint paths it serves ([`ENDPOINTS`]); empty means every endpoint of the
+    /// contract, and the scenario endpoints when it lists `scenarios`. Checks of an endpoint it
+    /// does not serve are not run against it.
+    #[serde(default)]
+    pub endpoints: Vec<String>,
     /// The experiments it takes part in.
     #[serde(default)]
     pub experiments: Vec<String>,
@@ -149,7 +187,8 @@ impl Manifest {
     }
 
     /// Checks the rules a parse cannot: unique names, exactly one of `package`/`command`,
-    /// known groups and experiments, and scenarios listed consistently.
+    /// a peer's `runtime` and placeholders, known groups, experiments and endpoints, a peer's
+    /// analogues naming Rust variants, and scenarios listed consistently.
     pub fn validate(&self) -> Result<(), String> {
         let mut names = BTreeSet::new();
         for s in &self.servers {
@@ -157,14 +196,28 @@ impl Manifest {
                 return Err(format!("server {:?} is listed twice", s.name));
             }
             match (&s.package, &s.command) {
-                (Some(_), None) => {}
-                (None, Some(c)) if !c.is_empty() => {}
+                (Some(_), None) => {
+                    if s.runtime.is_some() || !s.requires.is_empty() {
+                        return Err(format!(
+                            "server {:?}: `runtime` and `requires` are for peers (with `command`), not Rust variants",
+                            s.name
+                        ));
+                    }
+                }
+                (None, Some(c)) if !c.is_empty() => validate_peer(s, c, self)?,
                 _ => {
                     return Err(format!(
                         "server {:?} needs exactly one of `package` or a non-empty `command`",
                         s.name
                     ));
                 }
+            }
+            if let Some(e) = s
+                .endpoints
+                .iter()
+                .find(|e| !ENDPOINTS.contains(&e.as_str()))
+            {
+                return Err(format!("server {:?} lists unknown endpoint {e:?}", s.name));
             }
             if let Some(g) = s.groups.iter().find(|g| !GROUPS.contains(&g.as_str())) {
                 return Err(format!("server {:?} lists unknown group {g:?}", s.name));
@@ -208,7 +261,128 @@ impl Manifest {
     }
 }
 
+/// The rules for a peer's entry: a runtime, known placeholders, an address placeholder, and
+/// analogues that are Rust variants of `manifest`.
+fn validate_peer(s: &Server, command: &[String], manifest: &Manifest) -> Result<(), String> {
+    if s.runtime.as_deref().is_none_or(|r| r.trim().is_empty()) {
+        return Err(format!(
+            "peer {:?} needs a `runtime` beside its `command`",
+            s.name
+        ));
+    }
+    for arg in command {
+        let mut rest = arg.as_str();
+        while let Some(open) = rest.find('{') {
+            let Some(len) = rest[open..].find('}') else {
+                return Err(format!("peer {:?}: unclosed `{{` in {arg:?}", s.name));
+            };
+            let placeholder = &rest[open..=open + len];
+            if !PLACEHOLDERS.contains(&placeholder) {
+                return Err(format!(
+                    "peer {:?}: unknown placeholder {placeholder} in its command",
+                    s.name
+                ));
+            }
+            rest = &rest[open + len + 1..];
+        }
+    }
+    if !command
+        .iter()
+        .any(|a| a.contains("{addr}") || a.contains("{port}"))
+    {
+        return Err(format!(
+            "peer {:?}: its command takes no address ({{addr}} or {{port}})",
+            s.name
+        ));
+    }
+    if let Some(a) = s
+        .analogue
+        .iter()
+        .find(|a| manifest.get(a).is_none_or(|other| other.package.is_none()))
+    {
+        return Err(format!(
+            "peer {:?}: analogue {a:?} is not a Rust variant of servers.toml",
+            s.name
+        ));
+    }
+    Ok(())
+}
+
 impl Server {
+    /// Whether it is a peer (started by `command`), not a Rust variant (a cargo `package`).
+    pub fn is_peer(&self) -> bool {
+        self.command.is_some()
+    }
+
+    /// Whether it serves `path` (one of [`ENDPOINTS`]): listed in `endpoints`, or, when that is
+    /// empty, a contract endpoint, or a scenario endpoint of a server that lists `scenarios`.
+    pub fn serves(&self, path: &str) -> bool {
+        if !self.endpoints.is_empty() {
+            return self.endpoints.iter().any(|e| e == path);
+        }
+        match ENDPOINTS.iter().position(|e| *e == path) {
+            Some(i) if i < 6 => true,
+            Some(_) => self.scenarios,
+            None => false,
+        }
+    }
+
+    /// What it still needs before it can start, one line each (`node: not on PATH`,
+    /// `peers/node/node_modules/express: does not exist`): its command's program and every
+    /// entry of `requires`, paths taken relative to the workspace `root`. Empty: runnable.
+    /// Always empty for a Rust variant (cargo builds it).
+    pub fn missing(&self, root: &Path) -> Vec<String> {
+        let Some(command) = &self.command else {
+            return Vec::new();
+        };
+        let mut needs: Vec<&str> = Vec::new();
+        for n in command.first().into_iter().chain(&self.requires) {
+            if !needs.contains(&n.as_str()) {
+                needs.push(n);
+            }
+        }
+        needs
+            .into_iter()
+            .filter_map(|n| {
+                if n.contains('/') {
+                    let path = root.join(n);
+                    (!path.exists()).then(|| format!("{n}: does not exist"))
+                } else {
+                    on_path(n).is_none().then(|| format!("{n}: not on PATH"))
+                }
+            })
+            .collect()
+    }
+
+    /// The command line that starts a peer on `addr` (HOST:PORT, port 0 allowed), to run with
+    /// the workspace `root` as its working directory; `None` for a Rust variant. Placeholders:
+    /// `{addr}` is `addr` as given, `{host}` its host (without IPv6 brackets), `{port}` its
+    /// port, `{root}` the workspace root, `{cpus}` the CPUs this process may use.
+    pub fn argv(&self, root: &Path, addr: &str) -> Option<Vec<String>> {
+        let command = self.command.as_ref()?;
+        let (host, port) = addr.rsplit_once(':').unwrap_or((addr, ""));
+        let host = host
+            .strip_prefix('[')
+            .and_then(|h| h.strip_suffix(']'))
+            .unwrap_or(host);
+        let cpus = std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .to_string();
+        let root = root.display().to_string();
+        Some(
+            command
+                .iter()
+                .map(|a| {
+                    a.replace("{addr}", addr)
+                        .replace("{host}", host)
+                        .replace("{port}", port)
+                        .replace("{root}", &root)
+                        .replace("{cpus}", &cpus)
+                })
+                .collect(),
+        )
+    }
+
     /// Whether it is judged by conformance group `group`.
     pub fn has_group(&self, group: &str) -> bool {
         self.groups.iter().any(|g| g == group)
@@ -221,6 +395,17 @@ impl Server {
             .map(|e| (e.check.clone(), e.reason.clone()))
             .collect()
     }
+}
+
+/// The first `name` in a folder of `PATH` that is an executable file.
+fn on_path(name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
 }
 
 #[cfg(test)]
@@ -238,6 +423,51 @@ mod tests {
         check = "core.hello.get"
         reason = "adds a field"
     "#;
+
+    const PEER: &str = r#"
+        [[server]]
+        name = "p"
+        command = ["sh", "-c", "x", "--addr={addr}", "--host={host}", "--port={port}", "{root}/x", "-n{cpus}"]
+        runtime = "sh"
+        port = 3000
+        requires = ["sh", "crates/manifest/Cargo.toml", "no-such-program-here", "no/such/path"]
+        style = "y"
+        analogue = ["a"]
+        endpoints = ["/hello", "/api/async"]
+        groups = ["core"]
+    "#;
+
+    #[test]
+    fn a_peer_has_its_command_line_and_knows_what_it_misses() {
+        let m = Manifest::parse(&format!("{OK}{PEER}")).unwrap();
+        let (a, p) = (m.get("a").unwrap(), m.get("p").unwrap());
+        assert!(p.is_peer() && !a.is_peer());
+        assert_eq!(p.port, Some(3000));
+        let root = Path::new("/w");
+        assert_eq!(a.argv(root, "127.0.0.1:0"), None);
+        let cpus = std::thread::available_parallelism().unwrap().to_string();
+        assert_eq!(
+            p.argv(root, "[::1]:8080").unwrap()[3..],
+            [
+                "--addr=[::1]:8080".to_owned(),
+                "--host=::1".to_owned(),
+                "--port=8080".to_owned(),
+                "/w/x".to_owned(),
+                format!("-n{cpus}"),
+            ]
+        );
+        let here = workspace_root();
+        assert_eq!(
+            p.missing(&here),
+            [
+                "no-such-program-here: not on PATH",
+                "no/such/path: does not exist"
+            ]
+        );
+        assert!(a.missing(&here).is_empty());
+        assert!(p.serves("/hello") && p.serves("/api/async") && !p.serves("/"));
+        assert!(a.serves("/") && a.serves("/api/timer") && !a.serves("/nope"));
+    }
 
     #[test]
     fn parses_and_validates() {
@@ -273,6 +503,36 @@ mod tests {
                 "twice",
             ),
             (OK.replace("style", "stile"), "not a valid manifest"),
+            (
+                format!("{OK}{PEER}").replace("runtime = \"sh\"", ""),
+                "needs a `runtime`",
+            ),
+            (
+                format!("{OK}{PEER}").replace("{port}", "{prot}"),
+                "unknown placeholder",
+            ),
+            (
+                format!("{OK}{PEER}")
+                    .replace("--port={port}", "x")
+                    .replace("--addr={addr}", "x"),
+                "takes no address",
+            ),
+            (
+                format!("{OK}{PEER}").replace("[\"a\"]", "[\"node:http\"]"),
+                "not a Rust variant",
+            ),
+            (
+                format!("{OK}{PEER}").replace("\"/hello\"", "\"/hullo\""),
+                "unknown endpoint",
+            ),
+            (
+                OK.replace("style = \"x\"", "style = \"x\"\nruntime = \"sh\""),
+                "for peers",
+            ),
+            (
+                format!("{OK}{PEER}").replace("port = 3000", "port = 3000\nworkers = 2"),
+                "not a valid manifest",
+            ),
         ] {
             let e = Manifest::parse(&bad).unwrap_err().to_string();
             assert!(e.contains(why), "{why}: {e}");
