@@ -1,0 +1,182 @@
+//! The built-in generator: `loadgen URL -c N [-d D] [-n N] --mode M [--timeout T] [-H …]
+//! [--warmup W] --json --no-progress`, and its `loadgen.report/1` JSON.
+//!
+//! It does every mode and both bounds. Its latency summary has p50/p75/p90/p99/p99.9, no p95.
+//! When one of its threads was busy nearly all the time the run's notes say the generator,
+//! not the server, may have set the pace.
+
+use loadgen::Report;
+
+use crate::results::{Errors, Latency, Run};
+
+use super::{LoadSpec, ParseError, Tool, duration_arg, finite, header_args, us};
+
+const T: Tool = Tool::Builtin;
+
+pub(super) fn argv(spec: &LoadSpec, url: &str) -> Vec<String> {
+    let mut a = vec![url.to_string()];
+    if spec.stages.is_empty() {
+        a.extend(["-c".into(), spec.connections.to_string()]);
+    } else {
+        let stages: Vec<String> = spec
+            .stages
+            .iter()
+            .map(|s| format!("{}:{}", duration_arg(s.duration), s.connections))
+            .collect();
+        a.extend(["--stages".into(), stages.join(",")]);
+    }
+    if let Some(d) = spec.duration {
+        a.extend(["-d".into(), duration_arg(d)]);
+    }
+    if let Some(n) = spec.requests {
+        a.extend(["-n".into(), n.to_string()]);
+    }
+    a.extend(["--mode".into(), spec.mode.name().to_string()]);
+    if let Some(t) = spec.timeout {
+        a.extend(["--timeout".into(), duration_arg(t)]);
+    }
+    a.extend(header_args("-H", &spec.headers));
+    if let Some(w) = spec.warmup {
+        a.extend(["--warmup".into(), duration_arg(w)]);
+    }
+    a.extend(["--json".into(), "--no-progress".into()]);
+    a
+}
+
+pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
+    if stdout.trim().is_empty() {
+        return Err(ParseError::missing(T, "JSON report", stderr));
+    }
+    let report: Report =
+        serde_json::from_str(stdout).map_err(|e| ParseError::invalid(T, "the JSON report", e))?;
+    if report.schema != loadgen::SCHEMA {
+        return Err(ParseError::invalid(T, "the schema", report.schema));
+    }
+    let r = report.result;
+    let e = r.errors;
+    let mut notes = vec!["loadgen reports p50/p75/p90/p99/p99.9: no p95".to_string()];
+    if r.cpu.generator_bound {
+        notes.push(format!(
+            "loadgen was busy: a worker thread used {:.0} % of a CPU, so it may have set the pace",
+            r.cpu.max_thread_utilisation * 100.0
+        ));
+    }
+    let l = &r.latency;
+    let has = l.count > 0;
+    Ok(Run {
+        requests: r.requests,
+        duration_s: finite(r.duration_s),
+        requests_per_s: finite(r.requests_per_s),
+        transfer_bytes_per_s: finite(r.transfer_per_s),
+        bytes_per_response: finite(r.bytes_per_response),
+        latency_us: Latency {
+            mean: has.then_some(l.mean_us).filter(|m| m.is_finite()),
+            p50: has.then_some(l.p50_us),
+            p90: has.then_some(l.p90_us),
+            p95: None,
+            p99: has.then_some(l.p99_us),
+            max: has.then_some(l.max_us).and_then(|m| us(m as f64)),
+        },
+        errors: Errors {
+            connect: e.connect,
+            read: e.read,
+            write: e.write,
+            timeout: e.timeout,
+            status: e.status_4xx.saturating_add(e.status_5xx),
+            other: e.framing,
+        },
+        notes,
+        ..Run::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::time::Duration;
+
+    use super::super::tests::data;
+    use super::super::{LoadSpec, Mode};
+    use super::*;
+
+    #[test]
+    fn argv_is_exact() {
+        let mut s = LoadSpec::keep_alive(50, Duration::from_secs(2));
+        s.timeout = Some(Duration::from_millis(1500));
+        s.warmup = Some(Duration::from_secs(1));
+        s.mode = Mode::Http10KeepAlive;
+        s.requests = Some(1000);
+        s.headers.push(("Authorization".into(), "Bearer t".into()));
+        let a = Tool::Builtin
+            .argv(&s, "http://127.0.0.1:1/hello", Path::new("/t/loadgen"))
+            .unwrap();
+        assert_eq!(
+            a.join(" "),
+            "/t/loadgen http://127.0.0.1:1/hello -c 50 -d 2s -n 1000 --mode http1.0-keep-alive \
+             --timeout 1500ms -H Authorization: Bearer t --warmup 1s --json --no-progress"
+        );
+        let s = LoadSpec {
+            duration: None,
+            stages: loadgen::config::parse_stages("1m:100,2m:500,500ms:0").unwrap(),
+            ..LoadSpec::keep_alive(1, Duration::from_secs(1))
+        };
+        let a = Tool::Builtin
+            .argv(&s, "http://h:1/", Path::new("lg"))
+            .unwrap();
+        assert_eq!(
+            a.join(" "),
+            "lg http://h:1/ --stages 60s:100,120s:500,500ms:0 --mode keep-alive --json --no-progress"
+        );
+    }
+
+    #[test]
+    fn recorded_run() {
+        let r = Tool::Builtin
+            .parse(&data("loadgen-c50-keepalive.json"), "")
+            .unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(&data("loadgen-c50-keepalive.json")).unwrap();
+        assert_eq!(r.requests, 168_996);
+        assert_eq!(r.duration_s, 2.0);
+        assert_eq!(r.requests_per_s, 84_498.0);
+        assert_eq!(
+            r.transfer_bytes_per_s,
+            v["result"]["transfer_per_s"].as_f64().unwrap()
+        );
+        assert_eq!(r.bytes_per_response, 193_162_428.0 / 168_996.0);
+        assert_eq!(r.latency_us.p50, v["result"]["latency"]["p50_us"].as_u64());
+        assert_eq!(r.latency_us.p99, v["result"]["latency"]["p99_us"].as_u64());
+        assert_eq!(r.latency_us.max, v["result"]["latency"]["max_us"].as_u64());
+        assert_eq!(r.latency_us.p95, None);
+        assert_eq!(r.errors, Errors::default());
+    }
+
+    #[test]
+    fn recorded_errors() {
+        let r = Tool::Builtin
+            .parse(&data("loadgen-c10-flaky.json"), "")
+            .unwrap();
+        assert_eq!(
+            r.errors,
+            Errors {
+                read: 3347,
+                status: 1913,
+                ..Errors::default()
+            }
+        );
+    }
+
+    #[test]
+    fn failures() {
+        let e = Tool::Builtin
+            .parse("", "loadgen: connection refused\n")
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "builtin's output has no JSON report (stderr: loadgen: connection refused)"
+        );
+        let other =
+            data("loadgen-c50-keepalive.json").replace("loadgen.report/1", "loadgen.report/2");
+        assert!(Tool::Builtin.parse(&other, "").is_err());
+    }
+}

@@ -1,0 +1,273 @@
+//! k6: `k6 run` of `scripts/k6/e1.js` with the step's load as flags, and its end-of-test
+//! summary as JSON.
+//!
+//! The summary is written with `--summary-export /dev/stdout` (the legacy flat form:
+//! `"http_reqs": {"count", "rate"}`); the parser also reads the `handleSummary` form, whose
+//! metrics keep their numbers under `"values"`, and skips any text around the JSON. Times are
+//! milliseconds. `http_req_failed` counts error statuses and transport errors together (its
+//! `passes` are the failed requests): they land in `errors.other`. k6 speaks HTTP/1.1 only.
+//! The sample in `tests/data/k6-summary-export.json` is hand-written from k6's documentation
+//! (k6 cannot be installed here), not a recorded output.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::results::{Errors, Latency, Run};
+
+use super::{LoadSpec, Mode, ParseError, Tool, Unsupported, duration_arg, finite, split_url, us};
+
+const T: Tool = Tool::K6;
+
+/// The percentiles asked for (k6's default has no p99).
+const TREND_STATS: &str = "avg,min,med,max,p(90),p(95),p(99)";
+
+/// The script every k6 step runs: the workspace's `scripts/k6/e1.js`.
+pub(super) fn script() -> PathBuf {
+    manifest::workspace_root().join("scripts/k6/e1.js")
+}
+
+pub(super) fn argv(spec: &LoadSpec, url: &str) -> Result<Vec<String>, Unsupported> {
+    let mut a: Vec<String> = [
+        "run",
+        "--quiet",
+        "--no-color",
+        "--summary-trend-stats",
+        TREND_STATS,
+    ]
+    .map(String::from)
+    .to_vec();
+    match spec.mode {
+        Mode::KeepAlive => {}
+        Mode::Close => a.push("--no-connection-reuse".into()),
+        Mode::Http10 | Mode::Http10KeepAlive => {
+            return Err(Unsupported::new(T, "it sends HTTP/1.1 only, not HTTP/1.0"));
+        }
+    }
+    if !spec.stages.is_empty() {
+        if spec.duration.is_some() || spec.requests.is_some() {
+            return Err(Unsupported::new(
+                T,
+                "stages set the duration; give no -d or -n",
+            ));
+        }
+        for s in &spec.stages {
+            a.extend([
+                "--stage".into(),
+                format!("{}:{}", duration_arg(s.duration), s.connections),
+            ]);
+        }
+    } else {
+        a.extend(["--vus".into(), spec.connections.to_string()]);
+        match (spec.duration, spec.requests) {
+            (Some(d), None) => a.extend(["--duration".into(), duration_arg(d)]),
+            (None, Some(n)) => a.extend(["--iterations".into(), n.to_string()]),
+            _ => {
+                return Err(Unsupported::new(
+                    T,
+                    "give a duration or a request count, not both (--duration, --iterations)",
+                ));
+            }
+        }
+    }
+    let (base, path) = split_url(url);
+    let path = if path.starts_with('?') {
+        format!("/{path}")
+    } else {
+        path.to_string()
+    };
+    a.extend(["-e".into(), format!("TARGET={base}")]);
+    a.extend(["-e".into(), format!("ENDPOINT={path}")]);
+    if let Some(t) = spec.timeout {
+        a.extend(["-e".into(), format!("TIMEOUT={}", duration_arg(t))]);
+    }
+    if !spec.headers.is_empty() {
+        let headers: serde_json::Map<String, Value> = spec
+            .headers
+            .iter()
+            .map(|(n, v)| (n.clone(), Value::String(v.clone())))
+            .collect();
+        a.extend(["-e".into(), format!("HEADERS={}", Value::Object(headers))]);
+    }
+    a.extend(["--summary-export".into(), "/dev/stdout".into()]);
+    a.push(script().display().to_string());
+    Ok(a)
+}
+
+/// The first JSON object in `text` that has `metrics` (text may surround it).
+fn summary(text: &str) -> Option<Value> {
+    text.match_indices('{').find_map(|(i, _)| {
+        let v = serde_json::Deserializer::from_str(&text[i..])
+            .into_iter::<Value>()
+            .next()?
+            .ok()?;
+        v.get("metrics").is_some_and(Value::is_object).then_some(v)
+    })
+}
+
+pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
+    let doc = summary(stdout).ok_or_else(|| ParseError::missing(T, "JSON summary", stderr))?;
+    let metric = |name: &str, field: &str| -> Option<f64> {
+        let m = doc.get("metrics")?.get(name)?;
+        m.get("values")
+            .unwrap_or(m)
+            .get(field)?
+            .as_f64()
+            .filter(|x| x.is_finite())
+    };
+    let count = metric("http_reqs", "count")
+        .ok_or_else(|| ParseError::missing(T, "http_reqs count", stderr))?;
+    if count < 0.0 || count > u64::MAX as f64 {
+        return Err(ParseError::invalid(T, "http_reqs count", count));
+    }
+    let requests = count as u64;
+    let rate = metric("http_reqs", "rate").unwrap_or(0.0);
+    let duration_s = doc
+        .pointer("/state/testRunDurationMs")
+        .and_then(Value::as_f64)
+        .map(|ms| ms / 1000.0)
+        .or_else(|| (rate > 0.0).then(|| count / rate))
+        .unwrap_or(0.0);
+    let ms = |field: &str| metric("http_req_duration", field).and_then(|v| us(v * 1000.0));
+    let failed = metric("http_req_failed", "passes").unwrap_or(0.0);
+    let received = metric("data_received", "count").unwrap_or(0.0);
+    Ok(Run {
+        requests,
+        duration_s: finite(duration_s),
+        requests_per_s: finite(rate),
+        transfer_bytes_per_s: finite(metric("data_received", "rate").unwrap_or(0.0)),
+        bytes_per_response: if requests == 0 {
+            0.0
+        } else {
+            finite(received / count)
+        },
+        latency_us: Latency {
+            mean: metric("http_req_duration", "avg").map(|v| v * 1000.0),
+            p50: ms("med"),
+            p90: ms("p(90)"),
+            p95: ms("p(95)"),
+            p99: ms("p(99)"),
+            max: ms("max"),
+        },
+        errors: Errors {
+            other: if failed >= 0.0 { failed as u64 } else { 0 },
+            ..Errors::default()
+        },
+        notes: vec![
+            "k6: failed requests (error statuses and transport errors together) are counted \
+             as other errors"
+                .to_string(),
+            "k6: bytes per response is data_received per request (all bytes read)".to_string(),
+        ],
+        ..Run::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::time::Duration;
+
+    use loadgen::Stage;
+
+    use super::super::tests::data;
+    use super::*;
+
+    #[test]
+    fn argv_is_exact() {
+        let mut s = LoadSpec::keep_alive(100, Duration::from_secs(10));
+        s.headers
+            .push(("Authorization".into(), "Bearer bench-token".into()));
+        let a = Tool::K6
+            .argv(&s, "http://127.0.0.1:8080/api/private", Path::new(""))
+            .unwrap();
+        let script = script().display().to_string();
+        assert_eq!(
+            a,
+            [
+                "k6",
+                "run",
+                "--quiet",
+                "--no-color",
+                "--summary-trend-stats",
+                TREND_STATS,
+                "--vus",
+                "100",
+                "--duration",
+                "10s",
+                "-e",
+                "TARGET=http://127.0.0.1:8080",
+                "-e",
+                "ENDPOINT=/api/private",
+                "-e",
+                "HEADERS={\"Authorization\":\"Bearer bench-token\"}",
+                "--summary-export",
+                "/dev/stdout",
+                script.as_str(),
+            ]
+        );
+        assert!(script.ends_with("scripts/k6/e1.js"));
+        s.duration = None;
+        s.stages = vec![
+            Stage {
+                duration: Duration::from_secs(60),
+                connections: 100,
+            },
+            Stage {
+                duration: Duration::from_millis(500),
+                connections: 0,
+            },
+        ];
+        let a = Tool::K6
+            .argv(&s, "http://h:1/", Path::new(""))
+            .unwrap()
+            .join(" ");
+        assert!(
+            a.contains(" --stage 60s:100 --stage 500ms:0 -e TARGET=http://h:1 "),
+            "{a}"
+        );
+        assert!(!a.contains("--vus"));
+        s.mode = Mode::Http10;
+        assert!(Tool::K6.argv(&s, "http://h:1/", Path::new("")).is_err());
+    }
+
+    #[test]
+    fn documented_summary_export() {
+        // Hand-written from k6's documentation of --summary-export, not recorded.
+        let out = format!(
+            "some text before\n{}\n  and after",
+            data("k6-summary-export.json")
+        );
+        let r = Tool::K6.parse(&out, "").unwrap();
+        assert_eq!(r.requests, 180);
+        assert_eq!(r.requests_per_s, 4.36938);
+        assert!((r.duration_s - 180.0 / 4.36938).abs() < 1e-9);
+        assert_eq!(r.latency_us.mean, Some(144_560.0));
+        assert_eq!(r.latency_us.p50, Some(110_470));
+        assert_eq!(r.latency_us.p90, Some(203_540));
+        assert_eq!(r.latency_us.p95, Some(215_950));
+        assert_eq!(r.latency_us.p99, Some(1_002_100));
+        assert_eq!(r.latency_us.max, Some(1_140_000));
+        assert_eq!(r.errors.other, 2);
+        assert_eq!(r.transfer_bytes_per_s, 31_000.0);
+        assert_eq!(r.bytes_per_response, 1_300_000.0 / 180.0);
+    }
+
+    #[test]
+    fn handle_summary_form() {
+        let doc = r#"{"state": {"testRunDurationMs": 10000},
+            "metrics": {"http_reqs": {"type": "counter", "values": {"count": 500, "rate": 50}},
+            "http_req_failed": {"type": "rate", "values": {"rate": 0.01, "passes": 5, "fails": 495}},
+            "http_req_duration": {"type": "trend", "values": {"avg": 1.5, "med": 1.25, "p(95)": 3}}}}"#;
+        let r = Tool::K6.parse(doc, "").unwrap();
+        assert_eq!((r.requests, r.duration_s, r.errors.other), (500, 10.0, 5));
+        assert_eq!(
+            (r.latency_us.p50, r.latency_us.p95, r.latency_us.p99),
+            (Some(1250), Some(3000), None)
+        );
+        let e = Tool::K6
+            .parse("running...\n", "ERRO[0000] script not found")
+            .unwrap_err();
+        assert!(e.to_string().contains("script not found"), "{e}");
+    }
+}
