@@ -1,5 +1,72 @@
-//! `bench`: see the library's documentation for the layers.
+//! `bench`: the command line's edge. Parses, installs the signal flag, runs the command, and
+//! turns any error into one line on stderr and a non-zero exit status (2 for a bad command
+//! line, 128 + the signal after SIGINT/SIGTERM, 1 otherwise). See the library for the layers.
 
-fn main() -> std::process::ExitCode {
-    std::process::ExitCode::SUCCESS
+use std::process::ExitCode;
+
+use bench::cli::{Cli, Cmd};
+use bench::servers::Env;
+use bench::signals::{self, Interrupted};
+use bench::{list, procs, run, verify};
+
+fn main() -> ExitCode {
+    let cli: Cli = match contract::config::parse_args() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
+    if let Err(e) = signals::install() {
+        eprintln!("bench: cannot install the signal handlers: {e}");
+        return ExitCode::FAILURE;
+    }
+    match execute(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            if let Some(&i) = e.downcast_ref::<Interrupted>() {
+                let left = procs::leftovers();
+                if left.is_empty() {
+                    eprintln!(
+                        "bench: {i}: stopped every process it had started; no results written"
+                    );
+                } else {
+                    eprintln!("bench: {i}: processes it started are still running: {left:?}");
+                }
+                return ExitCode::from(i.exit_code());
+            }
+            eprintln!("bench: {}", format!("{e:#}").replace('\n', " "));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn execute(cli: Cli) -> anyhow::Result<()> {
+    let argv: Vec<String> = std::env::args().collect();
+    match cli.command {
+        Cmd::List(a) => list::run(&Env::new(a.bin_dir)),
+        Cmd::Verify(a) => verify::run(&Env::new(a.bin_dir), &a.names),
+        Cmd::Run(a) if a.list => {
+            run::list();
+            Ok(())
+        }
+        Cmd::Run(a) => {
+            let env = Env::new(a.bin_dir.clone());
+            let mut command = vec!["bench".to_string()];
+            command.extend(argv.into_iter().skip(1));
+            let outcome = run::run(&env, &a, command)?;
+            println!("results: {}", outcome.path.display());
+            match outcome.problems.as_slice() {
+                [] => Ok(()),
+                [one] => anyhow::bail!(
+                    "results written to {}, but a step could not be measured: {one}",
+                    outcome.path.display()
+                ),
+                [first, rest @ ..] => anyhow::bail!(
+                    "results written to {}, but {} steps could not be measured: {first} (and {} more)",
+                    outcome.path.display(),
+                    rest.len() + 1,
+                    rest.len()
+                ),
+            }
+        }
+        Cmd::Report(_) => anyhow::bail!("bench report: not available yet in this build"),
+    }
 }

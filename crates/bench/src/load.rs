@@ -1,0 +1,121 @@
+//! Running a load tool as a child process: the built-in generator (the `loadgen` binary with
+//! `--json`) as much as wrk, ab, oha or k6, so that every tool is pinned, bounded in time and
+//! killable alike. [`run`] spawns the argv [`crate::tools::Tool::argv`] made, collects its
+//! stdout and stderr, polls for a signal and for its deadline, and stops its process group on
+//! either.
+
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail};
+
+use crate::pin::CpuSet;
+use crate::servers::{collect, last_line, snapshot};
+use crate::{procs, signals};
+
+/// What a tool printed, and how it ended.
+#[derive(Debug)]
+pub struct Output {
+    /// Its stdout.
+    pub stdout: String,
+    /// Its stderr.
+    pub stderr: String,
+    /// Its exit status.
+    pub status: ExitStatus,
+    /// How long it ran.
+    pub elapsed: Duration,
+}
+
+/// Why a tool run did not give an output to parse.
+#[derive(Debug)]
+pub enum Failure {
+    /// It ran past its deadline and was killed.
+    Overran(Duration),
+    /// Anything else (it could not be spawned, waiting failed, a signal arrived).
+    Other(anyhow::Error),
+}
+
+/// Runs `argv` on `cpus` from `cwd`, for at most `limit`; `tick` is called about every 100 ms
+/// while it runs. The tool is stopped (its whole process group) on a signal or at the limit.
+pub fn run(
+    argv: &[String],
+    cwd: &std::path::Path,
+    cpus: Option<&CpuSet>,
+    limit: Duration,
+    mut tick: impl FnMut(),
+) -> Result<Output, Failure> {
+    let (program, args) = argv
+        .split_first()
+        .ok_or_else(|| Failure::Other(anyhow!("empty tool command")))?;
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    procs::prepare(&mut cmd, cpus);
+    let started = Instant::now();
+    let mut child =
+        procs::spawn(&mut cmd).map_err(|e| Failure::Other(anyhow!("cannot run {program}: {e}")))?;
+    let out = collect(child.stdout.take());
+    let err = collect(child.stderr.take());
+    let mut last_tick = Instant::now();
+    let status = loop {
+        if let Err(e) = signals::check() {
+            procs::stop_group(&mut child, Duration::ZERO);
+            return Err(Failure::Other(e.into()));
+        }
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() > limit => {
+                procs::stop_group(&mut child, Duration::ZERO);
+                return Err(Failure::Overran(limit));
+            }
+            Ok(None) => {}
+            Err(e) => {
+                procs::stop_group(&mut child, Duration::ZERO);
+                return Err(Failure::Other(anyhow!("waiting for {program}: {e}")));
+            }
+        }
+        if last_tick.elapsed() >= Duration::from_millis(100) {
+            tick();
+            last_tick = Instant::now();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let elapsed = started.elapsed();
+    // The reader threads finish at EOF, just after the exit; give them a moment.
+    let settle = Instant::now() + Duration::from_millis(500);
+    while (std::sync::Arc::strong_count(&out) > 1 || std::sync::Arc::strong_count(&err) > 1)
+        && Instant::now() < settle
+    {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    Ok(Output {
+        stdout: snapshot(&out),
+        stderr: snapshot(&err),
+        status,
+        elapsed,
+    })
+}
+
+impl Failure {
+    /// The failure as an error, for a step that cannot go on.
+    pub fn into_error(self, what: &str) -> anyhow::Error {
+        match self {
+            Failure::Overran(limit) => anyhow!("{what} ran past {} s", limit.as_secs()),
+            Failure::Other(e) => e,
+        }
+    }
+}
+
+/// Checks that `output` came from a successful run: a zero exit status.
+pub fn succeeded(tool: &str, output: &Output) -> anyhow::Result<()> {
+    if output.status.success() {
+        return Ok(());
+    }
+    match last_line(&output.stderr) {
+        Some(line) => bail!("{tool} failed ({}): {line}", output.status),
+        None => bail!("{tool} failed ({})", output.status),
+    }
+}

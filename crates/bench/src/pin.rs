@@ -1,0 +1,94 @@
+//! Which CPUs the server and the load tool run on, so that they do not compete for one.
+//!
+//! [`allowed`] reads the CPUs this process may use (sched_getaffinity); [`plan`] splits them:
+//! with two or more, the load tool gets the last one and the server the rest (on a 2-CPU
+//! machine: server on CPU 0, load on CPU 1, as the workspace README's hand-run commands do);
+//! with one, nothing is pinned. [`CpuSet::to_libc`] is what [`crate::procs::prepare`] hands to
+//! sched_setaffinity in the child.
+
+use std::io;
+
+/// A set of CPU numbers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CpuSet(pub Vec<usize>);
+
+/// Where the server and the load tool run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// The server's CPUs.
+    pub server: CpuSet,
+    /// The load tool's CPUs.
+    pub load: CpuSet,
+}
+
+impl CpuSet {
+    /// The set as the kernel takes it (CPUs past `CPU_SETSIZE` are left out).
+    pub fn to_libc(&self) -> libc::cpu_set_t {
+        // SAFETY: cpu_set_t is a plain bit array for which all zeroes is the empty set.
+        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        for &cpu in &self.0 {
+            if cpu < libc::CPU_SETSIZE as usize {
+                // SAFETY: CPU_SET writes one bit of `set`; `cpu` is below CPU_SETSIZE, the
+                // number of bits the set holds.
+                unsafe { libc::CPU_SET(cpu, &mut set) };
+            }
+        }
+        set
+    }
+}
+
+/// The CPUs this process may run on, in increasing order.
+pub fn allowed() -> io::Result<Vec<usize>> {
+    // SAFETY: an all-zero cpu_set_t is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: sched_getaffinity(2) writes at most `size_of::<cpu_set_t>()` bytes into `set`.
+    let rc =
+        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok((0..libc::CPU_SETSIZE as usize)
+        // SAFETY: CPU_ISSET reads one bit of `set`; `cpu` is below CPU_SETSIZE.
+        .filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) })
+        .collect())
+}
+
+/// Splits `cpus` between server and load tool; `None` with fewer than two.
+pub fn plan(cpus: &[usize]) -> Option<Plan> {
+    let (&load, server) = cpus.split_last()?;
+    if server.is_empty() {
+        return None;
+    }
+    Some(Plan {
+        server: CpuSet(server.to_vec()),
+        load: CpuSet(vec![load]),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_last_cpu_for_the_load() {
+        assert_eq!(plan(&[]), None);
+        assert_eq!(plan(&[3]), None);
+        assert_eq!(
+            plan(&[0, 1]),
+            Some(Plan {
+                server: CpuSet(vec![0]),
+                load: CpuSet(vec![1])
+            })
+        );
+        assert_eq!(plan(&[0, 2, 5]).unwrap().server, CpuSet(vec![0, 2]));
+    }
+
+    #[test]
+    fn reads_its_own_affinity() {
+        let cpus = allowed().unwrap();
+        assert!(!cpus.is_empty());
+        let set = CpuSet(cpus.clone()).to_libc();
+        // SAFETY: reading bits below CPU_SETSIZE.
+        assert!(cpus.iter().all(|&c| unsafe { libc::CPU_ISSET(c, &set) }));
+    }
+}

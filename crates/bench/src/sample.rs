@@ -1,0 +1,207 @@
+//! RSS and CPU time of a server's whole process tree (a supervisor and its workers, or a
+//! peer and its children), read from /proc while a step runs.
+//!
+//! [`Sampler::start`] reads the tree once at once (the "start" reading), then a thread reads
+//! it every interval; [`Sampler::finish`] stops the thread, reads once more (the "end") and
+//! returns the [`Usage`]. RSS is the sum of the members' resident pages (pages two processes
+//! share count twice, as `ps` would show them). CPU time is the sum, over every process seen
+//! in the tree, of its user+system time at its last reading minus at its first (zero for a
+//! process born during the step), so a worker that exits loses at most one interval.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::procs;
+
+/// What a process tree used over a window.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Usage {
+    /// RSS at the start, KiB.
+    pub rss_start_kb: u64,
+    /// The highest RSS reading, KiB.
+    pub rss_peak_kb: u64,
+    /// RSS at the end, KiB.
+    pub rss_end_kb: u64,
+    /// CPU time, user plus system, seconds.
+    pub cpu_s: f64,
+    /// The window, seconds.
+    pub wall_s: f64,
+    /// The most processes seen in the tree at once.
+    pub processes: usize,
+}
+
+impl Usage {
+    /// CPU time over the window, percent of one CPU.
+    pub fn cpu_percent(&self) -> f64 {
+        if self.wall_s > 0.0 {
+            self.cpu_s / self.wall_s * 100.0
+        } else {
+            0.0
+        }
+    }
+}
+
+#[derive(Default)]
+struct Acc {
+    first: HashMap<i32, u64>,
+    last: HashMap<i32, u64>,
+    rss_start_kb: Option<u64>,
+    rss_peak_kb: u64,
+    rss_end_kb: u64,
+    processes: usize,
+}
+
+impl Acc {
+    fn read(&mut self, root: i32, initial: bool) {
+        let members = procs::tree(root);
+        if members.is_empty() {
+            return;
+        }
+        let kb = members.iter().map(|s| s.rss_pages).sum::<u64>() * page_kb();
+        for s in &members {
+            let ticks = s.utime + s.stime;
+            if initial {
+                self.first.insert(s.pid, ticks);
+            } else {
+                self.first.entry(s.pid).or_insert(0);
+            }
+            self.last.insert(s.pid, ticks);
+        }
+        self.rss_start_kb.get_or_insert(kb);
+        self.rss_peak_kb = self.rss_peak_kb.max(kb);
+        self.rss_end_kb = kb;
+        self.processes = self.processes.max(members.len());
+    }
+
+    fn cpu_s(&self) -> f64 {
+        let ticks: u64 = self
+            .last
+            .iter()
+            .map(|(pid, last)| last.saturating_sub(self.first.get(pid).copied().unwrap_or(0)))
+            .sum();
+        ticks as f64 / clock_ticks() as f64
+    }
+}
+
+/// A running sampler of one process tree.
+pub struct Sampler {
+    root: i32,
+    started: Instant,
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<Acc>>,
+}
+
+impl Sampler {
+    /// Reads the tree under `root` now, then every `every` on a thread.
+    pub fn start(root: i32, every: Duration) -> Sampler {
+        let mut acc = Acc::default();
+        acc.read(root, true);
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let handle = std::thread::Builder::new()
+            .name("bench-sampler".into())
+            .spawn(move || {
+                while !flag.load(Ordering::Relaxed) {
+                    // Sleep in short slices so that finish() returns promptly.
+                    let until = Instant::now() + every;
+                    while Instant::now() < until && !flag.load(Ordering::Relaxed) {
+                        std::thread::sleep(Duration::from_millis(10).min(every));
+                    }
+                    acc.read(root, false);
+                }
+                acc
+            })
+            .ok();
+        Sampler {
+            root,
+            started: Instant::now(),
+            stop,
+            handle,
+        }
+    }
+
+    /// Stops sampling, reads the tree a last time and returns what it used; `None` when the
+    /// tree was never seen (the process had already gone) or the thread could not run.
+    pub fn finish(mut self) -> Option<Usage> {
+        self.stop.store(true, Ordering::Relaxed);
+        let mut acc = self.handle.take()?.join().ok()?;
+        acc.read(self.root, false);
+        let rss_start_kb = acc.rss_start_kb?;
+        Some(Usage {
+            rss_start_kb,
+            rss_peak_kb: acc.rss_peak_kb,
+            rss_end_kb: acc.rss_end_kb,
+            cpu_s: acc.cpu_s(),
+            wall_s: self.started.elapsed().as_secs_f64(),
+            processes: acc.processes,
+        })
+    }
+}
+
+impl Drop for Sampler {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// The current RSS of the tree under `root`, KiB (0 when it is gone).
+pub fn rss_kb(root: i32) -> u64 {
+    procs::tree(root).iter().map(|s| s.rss_pages).sum::<u64>() * page_kb()
+}
+
+fn page_kb() -> u64 {
+    // SAFETY: sysconf(3) has no preconditions.
+    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    u64::try_from(size).map_or(4, |b| (b / 1024).max(1))
+}
+
+fn clock_ticks() -> u64 {
+    // SAFETY: sysconf(3) has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    u64::try_from(hz).ok().filter(|&h| h > 0).unwrap_or(100)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    #[test]
+    fn samples_a_busy_tree() {
+        let mut cmd = Command::new("sh");
+        // Two busy children under one shell: the tree's CPU is about two CPUs' worth when
+        // there are two CPUs, at least one CPU's worth in any case.
+        cmd.args([
+            "-c",
+            "sh -c 'while :; do :; done' & sh -c 'while :; do :; done' & wait",
+        ]);
+        procs::prepare(&mut cmd, None);
+        let mut child = cmd.spawn().unwrap();
+        let pid = child.id() as i32;
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while procs::tree(pid).len() < 3 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let s = Sampler::start(pid, Duration::from_millis(50));
+        std::thread::sleep(Duration::from_millis(600));
+        let u = s.finish().unwrap();
+        procs::stop_group(&mut child, Duration::from_secs(1));
+        assert_eq!(u.processes, 3, "{u:?}");
+        assert!(
+            u.rss_peak_kb >= u.rss_start_kb && u.rss_start_kb > 0,
+            "{u:?}"
+        );
+        assert!(u.cpu_percent() > 50.0, "{u:?}");
+        assert!(
+            Sampler::start(pid, Duration::from_millis(10))
+                .finish()
+                .is_none()
+        );
+    }
+}

@@ -1,0 +1,291 @@
+//! `bench verify [NAME…]`: starts each server, runs the conformance `core` and `connection`
+//! groups against it (its documented exceptions skipped and printed as `EXCEPTION`), and
+//! prints the fairness table: per server and endpoint, the status, head bytes, body bytes and
+//! header fields of one plain `GET`, so that equal work and equal bytes can be seen before
+//! anything is measured. A failed check makes the command fail (one line on stderr).
+
+use std::net::SocketAddr;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail};
+use conformance::wire::{Conn, Response};
+use conformance::{Group, Options, Outcome, Report, Target};
+use manifest::Server;
+
+use crate::experiments::TOKEN;
+use crate::servers::{self, Availability, Env};
+use crate::signals;
+use crate::table::Table;
+
+/// The request target used for the query echo.
+pub const ECHO: &str = "/api?name=John&lastname=Doe";
+
+/// The header fields the contract allows.
+const CONTRACT_FIELDS: [&str; 5] = [
+    "date",
+    "content-length",
+    "content-type",
+    "connection",
+    "allow",
+];
+
+/// Runs `bench verify` for `names` (all runnable servers when empty).
+pub fn run(env: &Env, names: &[String]) -> anyhow::Result<()> {
+    let manifest = env.manifest()?;
+    let chosen = servers::select(&manifest, names, |_| true)?;
+    let mut runnable = Vec::new();
+    for s in chosen {
+        match servers::availability(s, env) {
+            Availability::Missing(why) if names.is_empty() => {
+                println!("skip {}: cannot run here: {why}", s.name);
+            }
+            Availability::Missing(why) => bail!("{} cannot run here: {why}", s.name),
+            _ => runnable.push(s),
+        }
+    }
+    if runnable.is_empty() {
+        bail!("no server can run here (see `bench list`)");
+    }
+    let packages: Vec<String> = runnable.iter().filter_map(|s| s.package.clone()).collect();
+    if env.builds() && !packages.is_empty() {
+        println!("building {} (release)", packages.join(", "));
+    }
+    servers::build(env, &packages, || {})?;
+
+    let mut table = Table::new(&[
+        "server",
+        "endpoint",
+        "status",
+        "head B",
+        "body B",
+        "total B",
+        "header fields",
+        "note",
+    ]);
+    let mut failures: Vec<String> = Vec::new();
+    for s in runnable {
+        signals::check()?;
+        let mut running = servers::start(s, env, 0, None)?;
+        let report = conformance(s, running.addr)?;
+        print_report(s, running.addr, &report);
+        if report.failed() > 0 {
+            failures.push(format!("{}: {}", s.name, report.failed_names().join(", ")));
+        }
+        for (endpoint, row) in fairness(s, running.addr) {
+            table.row(row_cells(&s.name, endpoint, row));
+        }
+        let left = running.stop();
+        if !left.is_empty() {
+            bail!("{} left processes behind after stopping: {left:?}", s.name);
+        }
+    }
+    println!(
+        "\nfairness: one GET per endpoint (Date values differ only in content; its length is fixed)"
+    );
+    print!("{table}");
+    if !failures.is_empty() {
+        bail!(
+            "{} server(s) failed conformance checks: {}",
+            failures.len(),
+            failures.join("; ")
+        );
+    }
+    Ok(())
+}
+
+/// The groups verify runs that `server` lists.
+fn groups(server: &Server) -> Vec<Group> {
+    [Group::Core, Group::Connection]
+        .into_iter()
+        .filter(|g| server.has_group(g.name()))
+        .collect()
+}
+
+/// Runs the checks on a thread, so that a signal is seen while they run.
+fn conformance(server: &Server, addr: SocketAddr) -> anyhow::Result<Report> {
+    let options = Options {
+        groups: groups(server),
+        skip: server.exception_pairs(),
+        strict_errors: true,
+        endpoints: server.endpoints.clone(),
+        extra_headers: server
+            .extra_headers
+            .iter()
+            .map(|h| h.field.to_ascii_lowercase())
+            .collect(),
+        ..Options::default()
+    };
+    let target = Target::new(addr);
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("bench-verify".into())
+        .spawn(move || {
+            let _ = tx.send(conformance::run(&target, &options));
+        })
+        .map_err(|e| anyhow!("cannot start the checks: {e}"))?;
+    loop {
+        signals::check()?;
+        match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(report) => return Ok(report),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                bail!("the conformance checks against {} stopped", server.name)
+            }
+        }
+    }
+}
+
+fn print_report(server: &Server, addr: SocketAddr, report: &Report) {
+    let names: Vec<&str> = groups(server).iter().map(|g| g.name()).collect();
+    println!(
+        "{} ({addr}), {}: {}",
+        server.name,
+        names.join(" + "),
+        report.summary()
+    );
+    for r in &report.results {
+        match &r.outcome {
+            Outcome::Pass => {}
+            Outcome::Fail(_) => println!("  {r}"),
+            Outcome::Skipped { reason } => {
+                if server.exceptions.iter().any(|e| e.check == r.name) {
+                    println!("  EXCEPTION {} (servers.toml): {reason}", r.name);
+                } else {
+                    println!("  SKIP {}: {reason}", r.name);
+                }
+            }
+        }
+    }
+}
+
+/// One endpoint's answer, as the fairness table shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Answer {
+    /// Status code.
+    pub status: u16,
+    /// Bytes of the status line and the header fields (through the blank line).
+    pub head: usize,
+    /// Bytes of the body.
+    pub body: usize,
+    /// The field names, lowercase, in the order sent.
+    pub fields: Vec<String>,
+    /// What differs from the contract (empty: nothing).
+    pub notes: Vec<String>,
+}
+
+/// The request targets verify probes for `server`, with their extra headers.
+pub fn probes(server: &Server) -> Vec<(&'static str, Option<String>)> {
+    manifest::ENDPOINTS
+        .iter()
+        .filter(|p| server.serves(p))
+        .map(|&p| match p {
+            "/api" => (ECHO, None),
+            "/api/private" => (p, Some(format!("Authorization: Bearer {TOKEN}\r\n"))),
+            _ => (p, None),
+        })
+        .collect()
+}
+
+/// One `GET` per endpoint `server` serves.
+pub fn fairness(server: &Server, addr: SocketAddr) -> Vec<(&'static str, Result<Answer, String>)> {
+    probes(server)
+        .into_iter()
+        .map(|(path, header)| (path, probe(server, addr, path, header.as_deref())))
+        .collect()
+}
+
+fn probe(
+    server: &Server,
+    addr: SocketAddr,
+    path: &str,
+    header: Option<&str>,
+) -> Result<Answer, String> {
+    let mut conn = Conn::connect(addr, Duration::from_secs(5)).map_err(|e| e.to_string())?;
+    let request = format!(
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\n{}\r\n",
+        header.unwrap_or("")
+    );
+    conn.send(request.as_bytes()).map_err(|e| e.to_string())?;
+    let r = conn.read_response(false).map_err(|e| e.to_string())?;
+    Ok(judge(server, path, &r, addr))
+}
+
+fn judge(server: &Server, path: &str, r: &Response, addr: SocketAddr) -> Answer {
+    let fields: Vec<String> = r
+        .headers
+        .iter()
+        .map(|(n, _)| n.to_ascii_lowercase())
+        .collect();
+    let mut notes = Vec::new();
+    for f in &fields {
+        if CONTRACT_FIELDS.contains(&f.as_str()) {
+            continue;
+        }
+        match server
+            .extra_headers
+            .iter()
+            .find(|h| h.field.eq_ignore_ascii_case(f))
+        {
+            Some(h) => notes.push(format!("extra `{f}` (documented, {} B)", h.bytes)),
+            None => notes.push(format!("extra `{f}` NOT documented")),
+        }
+    }
+    if let Some(want) = expected_body(path, addr)
+        && r.body != want
+    {
+        notes.push("body differs from the contract".to_string());
+    }
+    if r.status != 200 {
+        notes.push("status is not 200".to_string());
+    }
+    Answer {
+        status: r.status,
+        head: r.raw.len().saturating_sub(r.body.len()),
+        body: r.body.len(),
+        fields,
+        notes,
+    }
+}
+
+/// The body CONTRACT.md requires for a `GET` of `path` from `peer`'s side of the loopback.
+fn expected_body(path: &str, addr: SocketAddr) -> Option<Vec<u8>> {
+    use contract::body::*;
+    Some(match path {
+        "/api/hello" | "/api/private" => HELLO_JSON.to_vec(),
+        "/" => ROOT_BODY.to_vec(),
+        "/hello" => HELLO_TEXT.to_vec(),
+        "/my/ip" => contract::peer::ip_body(addr.ip()),
+        ECHO => b"Hey John Doe".to_vec(),
+        "/api/async" => ASYNC_JSON.to_vec(),
+        "/api/sync" | "/api/sync-offload" => SYNC_JSON.to_vec(),
+        "/api/nexttick" => NEXTTICK_JSON.to_vec(),
+        "/api/timer" => TIMER_JSON.to_vec(),
+        _ => return None,
+    })
+}
+
+fn row_cells(server: &str, endpoint: &str, answer: Result<Answer, String>) -> Vec<String> {
+    match answer {
+        Ok(a) => vec![
+            server.to_string(),
+            endpoint.to_string(),
+            a.status.to_string(),
+            a.head.to_string(),
+            a.body.to_string(),
+            (a.head + a.body).to_string(),
+            a.fields.join(","),
+            a.notes.join("; "),
+        ],
+        Err(e) => vec![
+            server.to_string(),
+            endpoint.to_string(),
+            "-".into(),
+            "-".into(),
+            "-".into(),
+            "-".into(),
+            "-".into(),
+            format!("no answer: {e}"),
+        ],
+    }
+}
