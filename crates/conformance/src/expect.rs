@@ -184,12 +184,21 @@ pub(crate) fn connection(resp: &Response, want: ConnField) -> Judged {
 
 /// Every rule of CONTRACT.md "Responses" for one response.
 pub(crate) fn exact(resp: &Response, e: &Expect<'_>) -> Judged {
+    exact_allowing(resp, e, &[])
+}
+
+/// Every rule of CONTRACT.md "Responses" for one response, but for the header fields a
+/// server's library adds and `servers.toml` records (`extra`, lowercase names): each may be
+/// present once with any value. `connection` in `extra` allows only `connection: keep-alive`
+/// where the contract wants no connection field (Node.js on every HTTP/1.1 keep-alive answer);
+/// where the contract wants `close` or `keep-alive`, that is still required.
+pub(crate) fn exact_allowing(resp: &Response, e: &Expect<'_>, extra: &[String]) -> Judged {
     status(resp, e.status, e.http10)?;
 
     // The field set: only allowed names, none twice.
     for (i, (name, _)) in resp.headers.iter().enumerate() {
         let lower = name.to_ascii_lowercase();
-        if !ALLOWED.contains(&lower.as_str()) {
+        if !ALLOWED.contains(&lower.as_str()) && !extra.contains(&lower) {
             return Err(fail(
                 resp,
                 "only date, content-length, content-type, connection, allow",
@@ -263,7 +272,12 @@ pub(crate) fn exact(resp: &Response, e: &Expect<'_>) -> Judged {
         (false, None) => {}
     }
 
-    connection(resp, e.connection)?;
+    let keep_alive_allowed = e.connection == ConnField::Absent
+        && extra.iter().any(|x| x == "connection")
+        && connection(resp, ConnField::KeepAlive).is_ok();
+    if !keep_alive_allowed {
+        connection(resp, e.connection)?;
+    }
     body(resp, if e.head { b"" } else { e.body })
 }
 
@@ -365,6 +379,45 @@ mod tests {
         for raw in bad {
             assert!(exact(&parse(&raw), &e).is_err(), "{raw}");
         }
+    }
+
+    #[test]
+    fn recorded_extra_fields_are_allowed_and_nothing_else() {
+        let d = now();
+        let good = format!(
+            "HTTP/1.1 200 OK\r\ndate: {d}\r\ncontent-length: 2\r\ncontent-type: text/plain; charset=utf-8\r\n\r\nhi"
+        );
+        let with = |fields: &str| good.replace("\r\n\r\n", &format!("\r\n{fields}\r\n\r\n"));
+        let e = Expect::ok(contract::body::CT_TEXT, b"hi");
+        let extra = [
+            "connection".to_owned(),
+            "keep-alive".to_owned(),
+            "etag".to_owned(),
+        ];
+        for raw in [
+            good.clone(),
+            with("Connection: keep-alive\r\nKeep-Alive: timeout=65"),
+            with("ETag: W/\"2-x\""),
+        ] {
+            exact_allowing(&parse(&raw), &e, &extra).unwrap();
+        }
+        for raw in [
+            with("Connection: keep-alive"),
+            with("ETag: W/\"2-x\""),
+            with("Server: x"),
+        ] {
+            assert!(exact(&parse(&raw), &e).is_err(), "{raw}");
+        }
+        for raw in [
+            with("Server: x"),
+            with("Connection: close"),
+            with("ETag: a\r\nETag: b"),
+            with("Connection: keep-alive").replace("hi", "ho"),
+        ] {
+            assert!(exact_allowing(&parse(&raw), &e, &extra).is_err(), "{raw}");
+        }
+        let close = e.connection(ConnField::Close);
+        assert!(exact_allowing(&parse(&with("Connection: keep-alive")), &close, &extra).is_err());
     }
 
     #[test]

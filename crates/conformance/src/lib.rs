@@ -160,6 +160,14 @@ pub struct Options {
     pub heavy_connections: usize,
     /// Threads running the fast checks concurrently.
     pub parallelism: usize,
+    /// The endpoint paths the server serves (`servers.toml` `endpoints`); empty means every
+    /// endpoint. A check that needs another path ([`Check::needs`](Check#structfield.needs))
+    /// is not run and is reported as `SKIP name: … not served`.
+    pub endpoints: Vec<String>,
+    /// Header fields (lowercase) the server's library adds and `servers.toml` records as
+    /// `extra_header`: allowed in the responses the checks judge in full (see
+    /// `servers.toml`). Empty for every Rust variant but those listing fields there.
+    pub extra_headers: Vec<String>,
 }
 
 /// The contract's idle keep-alive period plus one second.
@@ -176,6 +184,8 @@ impl Default for Options {
             strict_errors: false,
             heavy_connections: 10_000,
             parallelism: 8,
+            endpoints: Vec::new(),
+            extra_headers: Vec::new(),
         }
     }
 }

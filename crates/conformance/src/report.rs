@@ -60,7 +60,8 @@ pub enum Outcome {
     Pass,
     /// The server did not.
     Fail(Failure),
-    /// Not run: a documented exception of the variant under test.
+    /// Not run: a documented exception of the variant under test, or a check of an endpoint
+    /// the server does not serve.
     Skipped {
         /// Why the variant is excused.
         reason: String,

@@ -60,15 +60,17 @@ pub(crate) fn run(target: &Target, opts: &Options) -> Report {
     let mut heavy = Vec::new();
     let mut last = Vec::new();
     for (i, check) in selected.iter().enumerate() {
-        if let Some((_, reason)) = opts.skip.iter().find(|(n, _)| n == check.name) {
+        let unserved = check
+            .unserved(&opts.endpoints)
+            .map(|path| format!("the server does not serve {path} (servers.toml `endpoints`)"));
+        let skip = opts.skip.iter().find(|(n, _)| n == check.name);
+        if let Some(reason) = skip.map(|(_, r)| r.clone()).or(unserved) {
             store(
                 i,
                 CheckResult {
                     name: check.name,
                     group: check.group,
-                    outcome: Outcome::Skipped {
-                        reason: reason.clone(),
-                    },
+                    outcome: Outcome::Skipped { reason },
                     elapsed: Default::default(),
                 },
             );

@@ -12,12 +12,105 @@
 //! V.assert_conforms(&[Group::Core], &[]);
 //! ```
 //! (with `env!("CARGO_BIN_EXE_server-hyper")` as the binary in a real test).
+//!
+//! A peer (a `servers.toml` entry with a `command`: Node, Python, Go, nginx, the C ceiling) is
+//! a [`Peer`]: started from the workspace root with the command its entry gives, judged on the
+//! endpoints it serves, with the header fields its entry records allowed.
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use crate::process::ServerProcess;
+use crate::process::{READY_TIMEOUT, ServerProcess, StartError};
 use crate::{Group, Options, Outcome, Target};
+
+/// One peer of `servers.toml` and the workspace root its command runs from.
+#[derive(Debug, Clone)]
+pub struct Peer {
+    /// Its `servers.toml` entry.
+    pub entry: manifest::Server,
+    /// The workspace root (the command's working directory; its paths are relative to it).
+    pub root: PathBuf,
+}
+
+impl Peer {
+    /// Every peer of the workspace's `servers.toml`, in file order (panics when the manifest
+    /// does not load).
+    pub fn all() -> Vec<Peer> {
+        let m = manifest::Manifest::load_default().unwrap_or_else(|e| panic!("{e}"));
+        let root = manifest::workspace_root();
+        m.servers
+            .into_iter()
+            .filter(manifest::Server::is_peer)
+            .map(|entry| Peer::new(entry, &root))
+            .collect()
+    }
+
+    /// The peer of `entry`, run from `root`.
+    pub fn new(entry: manifest::Server, root: &Path) -> Peer {
+        Peer {
+            entry,
+            root: root.to_path_buf(),
+        }
+    }
+
+    /// What it still needs before it can start (empty: runnable); see
+    /// `manifest::Server::missing`.
+    pub fn missing(&self) -> Vec<String> {
+        self.entry.missing(&self.root)
+    }
+
+    /// Starts it on `127.0.0.1:0` from the workspace root, without this process's `ADDR`,
+    /// `PORT` and `AUTH_TOKEN`, and waits for its ready line.
+    pub fn start(&self) -> Result<ServerProcess, StartError> {
+        let argv = self
+            .entry
+            .argv(&self.root, "127.0.0.1:0")
+            .ok_or_else(|| StartError::Spawn(std::io::Error::other("not a peer")))?;
+        let mut cmd = Command::new(&argv[0]);
+        cmd.args(&argv[1..])
+            .current_dir(&self.root)
+            .env_remove("ADDR")
+            .env_remove("PORT")
+            .env_remove("AUTH_TOKEN");
+        ServerProcess::spawn(cmd, READY_TIMEOUT)
+    }
+
+    /// The groups its entry lists.
+    pub fn groups(&self) -> Vec<Group> {
+        self.entry
+            .groups
+            .iter()
+            .map(|g| {
+                g.parse()
+                    .unwrap_or_else(|e| panic!("{}: {e}", self.entry.name))
+            })
+            .collect()
+    }
+
+    /// The options it is judged with: its groups, its documented exceptions skipped, only the
+    /// endpoints it serves, and the header fields its entry records allowed. Error answers are
+    /// judged on status and close alone, as CONTRACT.md allows where a library answers bad
+    /// input itself.
+    pub fn options(&self) -> Options {
+        peer_options(&self.entry).with_groups(&self.groups())
+    }
+}
+
+/// The options a server with `entry` is judged with when it is not a Rust variant of this
+/// workspace: its exceptions skipped, `endpoints` and `extra_header` fields from its entry.
+pub fn peer_options(entry: &manifest::Server) -> Options {
+    Options {
+        skip: entry.exception_pairs(),
+        endpoints: entry.endpoints.clone(),
+        extra_headers: entry
+            .extra_headers
+            .iter()
+            .map(|x| x.field.clone())
+            .collect(),
+        ..Options::default()
+    }
+}
 
 /// One server crate: its cargo package (its `servers.toml` entry) and its built binary.
 #[derive(Debug, Clone, Copy)]

@@ -516,7 +516,8 @@ pub(super) const CHECKS: &[Check] = &[
         BadInput,
         "clients leaving mid-response disturb no one",
         vanish_mid_response,
-    ),
+    )
+    .needs(&["/"]),
     Check {
         pace: Pace::Last,
         ..fast(

@@ -206,7 +206,8 @@ pub(super) const CHECKS: &[Check] = &[
         Connection,
         "100 sequential requests on one connection",
         keep_alive_100,
-    ),
+    )
+    .needs(&["/api/hello"]),
     fast(
         "conn.no-connection-field",
         Connection,
@@ -262,7 +263,8 @@ pub(super) const CHECKS: &[Check] = &[
         Connection,
         "16 mixed requests in one write, answered in order",
         pipelined_16,
-    ),
+    )
+    .needs(&["/api/hello", "/", "/api", "/api/private"]),
     fast(
         "conn.one-byte-writes",
         Connection,

@@ -15,7 +15,7 @@ use crate::report::Failure;
 /// `GET target` (with `extra` fields) answers exactly `e`.
 fn get_is(c: &Ctx<'_>, target: &str, extra: &[&str], e: Expect<'_>) -> Judged {
     let (_, resp) = c.roundtrip(&c.req("GET", target, extra), false)?;
-    expect::exact(&resp, &e)
+    c.exact(&resp, &e)
 }
 
 /// `GET target` answers 200 with `content_type` and `body`.
@@ -31,7 +31,7 @@ fn head_is(c: &Ctx<'_>, target: &str, extra: &[&str], e: Expect<'_>) -> Judged {
     let mut conn = c.connect()?;
     c.send(&mut conn, &bytes)?;
     let resp = c.read(&mut conn, true)?;
-    expect::exact(&resp, &e.head(true))?;
+    c.exact(&resp, &e.head(true))?;
     let next = c
         .read(&mut conn, false)
         .map_err(|f| f.at("the pipelined GET /hello after the HEAD answer"))?;
@@ -58,7 +58,7 @@ fn not_found(c: &Ctx<'_>, method: &str, target: &str) -> Judged {
         &[]
     };
     let (_, resp) = c.roundtrip(&c.req(method, target, extra), false)?;
-    expect::exact(&resp, &Expect::empty(404))
+    c.exact(&resp, &Expect::empty(404))
 }
 
 /// `method target` answers 405 with `allow: GET, HEAD` and an empty body.
@@ -69,7 +69,7 @@ fn not_allowed(c: &Ctx<'_>, method: &str, target: &str) -> Judged {
         &[]
     };
     let (_, resp) = c.roundtrip(&c.req(method, target, extra), false)?;
-    expect::exact(&resp, &Expect::empty(405))
+    c.exact(&resp, &Expect::empty(405))
 }
 
 /// `GET /api/private` with the given `Authorization` lines answers 401.
@@ -97,7 +97,7 @@ fn my_ip(c: &Ctx<'_>, head: bool) -> Judged {
     }
     c.send(&mut conn, &c.get("/my/ip"))?;
     let resp = c.read(&mut conn, false)?;
-    expect::exact(&resp, &Expect::ok(CT_TEXT, ip.as_bytes()))
+    c.exact(&resp, &Expect::ok(CT_TEXT, ip.as_bytes()))
 }
 
 pub(super) const CHECKS: &[Check] = &[
@@ -107,13 +107,15 @@ pub(super) const CHECKS: &[Check] = &[
         Core,
         "GET /api/hello: 200, application/json, the hello JSON",
         |c| get_ok(c, "/api/hello", &[], CT_JSON, HELLO_JSON),
-    ),
+    )
+    .needs(&["/api/hello"]),
     fast(
         "core.root.get",
         Core,
         "GET /: 200, text/plain, 1,024 dots",
         |c| get_ok(c, "/", &[], CT_TEXT, ROOT_BODY),
-    ),
+    )
+    .needs(&["/"]),
     fast(
         "core.hello-text.get",
         Core,
@@ -125,7 +127,8 @@ pub(super) const CHECKS: &[Check] = &[
         Core,
         "GET /api?name=A&lastname=B: Hey A B",
         |c| echo(c, "name=A&lastname=B", "Hey A B"),
-    ),
+    )
+    .needs(&["/api"]),
     fast(
         "core.private.get",
         Core,
@@ -134,7 +137,8 @@ pub(super) const CHECKS: &[Check] = &[
             let auth = c.good_auth();
             get_ok(c, "/api/private", &[&auth], CT_JSON, HELLO_JSON)
         },
-    ),
+    )
+    .needs(&["/api/private"]),
     Check {
         name: "core.my-ip.v4",
         group: Core,
@@ -142,6 +146,7 @@ pub(super) const CHECKS: &[Check] = &[
         pace: Pace::Fast,
         family: Family::V4,
         run: |c| my_ip(c, false),
+        needs: &["/my/ip"],
     },
     Check {
         name: "core.my-ip.v6",
@@ -150,6 +155,7 @@ pub(super) const CHECKS: &[Check] = &[
         pace: Pace::Fast,
         family: Family::V6,
         run: |c| my_ip(c, false),
+        needs: &["/my/ip"],
     },
     // HEAD of each endpoint.
     fast(
@@ -157,13 +163,15 @@ pub(super) const CHECKS: &[Check] = &[
         Core,
         "HEAD /api/hello: no body, GET's length and type",
         |c| head_is(c, "/api/hello", &[], Expect::ok(CT_JSON, HELLO_JSON)),
-    ),
+    )
+    .needs(&["/api/hello"]),
     fast(
         "core.root.head",
         Core,
         "HEAD /: no body, content-length 1024",
         |c| head_is(c, "/", &[], Expect::ok(CT_TEXT, ROOT_BODY)),
-    ),
+    )
+    .needs(&["/"]),
     fast(
         "core.hello-text.head",
         Core,
@@ -182,7 +190,8 @@ pub(super) const CHECKS: &[Check] = &[
                 Expect::ok(CT_TEXT, b"Hey A B"),
             )
         },
-    ),
+    )
+    .needs(&["/api"]),
     fast(
         "core.private.head",
         Core,
@@ -191,7 +200,8 @@ pub(super) const CHECKS: &[Check] = &[
             let auth = c.good_auth();
             head_is(c, "/api/private", &[&auth], Expect::ok(CT_JSON, HELLO_JSON))
         },
-    ),
+    )
+    .needs(&["/api/private"]),
     fast(
         "core.private.head-401",
         Core,
@@ -204,13 +214,15 @@ pub(super) const CHECKS: &[Check] = &[
                 Expect::ok(CT_JSON, UNAUTHORIZED_JSON).status(401),
             )
         },
-    ),
+    )
+    .needs(&["/api/private"]),
     fast(
         "core.my-ip.head",
         Core,
         "HEAD /my/ip: no body, the GET's length",
         |c| my_ip(c, true),
-    ),
+    )
+    .needs(&["/my/ip"]),
     fast(
         "core.not-found.head",
         Core,
@@ -257,7 +269,8 @@ pub(super) const CHECKS: &[Check] = &[
         Core,
         "POST /api/hello: 405, allow: GET, HEAD, empty",
         |c| not_allowed(c, "POST", "/api/hello"),
-    ),
+    )
+    .needs(&["/api/hello"]),
     fast(
         "core.method.put",
         Core,
@@ -269,13 +282,15 @@ pub(super) const CHECKS: &[Check] = &[
         Core,
         "DELETE /: 405, allow: GET, HEAD, empty",
         |c| not_allowed(c, "DELETE", "/"),
-    ),
+    )
+    .needs(&["/"]),
     fast(
         "core.method.lowercase-get",
         Core,
         "get /api/hello: 405 (methods are case-sensitive)",
         |c| not_allowed(c, "get", "/api/hello"),
-    ),
+    )
+    .needs(&["/api/hello"]),
     // Targets.
     fast(
         "core.absolute-form",
@@ -285,7 +300,8 @@ pub(super) const CHECKS: &[Check] = &[
             let target = format!("http://{}/api/hello", c.addr());
             get_ok(c, &target, &[], CT_JSON, HELLO_JSON)
         },
-    ),
+    )
+    .needs(&["/api/hello"]),
     fast(
         "core.query-ignored",
         Core,
@@ -295,83 +311,97 @@ pub(super) const CHECKS: &[Check] = &[
     // Query echo decoding.
     fast("core.echo.plus", Core, "+ decodes to a space", |c| {
         echo(c, "name=A+C&lastname=B+D", "Hey A C B D")
-    }),
+    })
+    .needs(&["/api"]),
     fast("core.echo.percent", Core, "%XX decodes to a byte", |c| {
         echo(c, "name=%41%62&lastname=x%20y%2B", "Hey Ab x y+")
-    }),
+    })
+    .needs(&["/api"]),
     fast(
         "core.echo.malformed-percent",
         Core,
         "a malformed % sequence stays as written",
         |c| echo(c, "name=%zz%41&lastname=%4", "Hey %zzA %4"),
-    ),
+    )
+    .needs(&["/api"]),
     fast(
         "core.echo.first-wins",
         Core,
         "the first name and the first lastname count",
         |c| echo(c, "name=A&lastname=B&name=C&lastname=D", "Hey A B"),
-    ),
+    )
+    .needs(&["/api"]),
     fast(
         "core.echo.missing-both",
         Core,
         "GET /api: both missing, Hey and two spaces",
         |c| echo(c, "", "Hey  "),
-    ),
+    )
+    .needs(&["/api"]),
     fast(
         "core.echo.missing-name",
         Core,
         "a missing name is empty",
         |c| echo(c, "lastname=B", "Hey  B"),
-    ),
+    )
+    .needs(&["/api"]),
     fast(
         "core.echo.missing-lastname",
         Core,
         "a missing lastname is empty",
         |c| echo(c, "name=A", "Hey A "),
-    ),
+    )
+    .needs(&["/api"]),
     fast(
         "core.echo.encoded-key",
         Core,
         "names are decoded like values (n%61me=X)",
         |c| echo(c, "n%61me=X&lastn%61me=Y", "Hey X Y"),
-    ),
+    )
+    .needs(&["/api"]),
     fast(
         "core.echo.invalid-utf8",
         Core,
         "bytes that are not UTF-8 become U+FFFD",
         |c| echo(c, "name=%FF&lastname=%C3%A9", "Hey \u{FFFD} \u{E9}"),
-    ),
+    )
+    .needs(&["/api"]),
     fast(
         "core.echo.no-escaping",
         Core,
         "the body is plain text, nothing escaped",
         |c| echo(c, "name=%3Cb%3E&lastname=%22%26", "Hey <b> \"&"),
-    ),
+    )
+    .needs(&["/api"]),
     fast(
         "core.echo.bare-key",
         Core,
         "a key without = counts, with an empty value",
         |c| echo(c, "lastname&lastname=B&name=A", "Hey A "),
-    ),
+    )
+    .needs(&["/api"]),
     fast(
         "core.echo.equals-in-value",
         Core,
         "a value may contain =",
         |c| echo(c, "name=a=b&lastname=c", "Hey a=b c"),
-    ),
+    )
+    .needs(&["/api"]),
     // Authorization.
     fast(
         "core.private.missing",
         Core,
         "no Authorization field: 401, the error JSON",
         |c| unauthorized(c, &[]),
-    ),
+    )
+    .needs(&["/api/private"]),
     fast(
         "core.private.wrong-token",
         Core,
         "Bearer with another token: 401",
         |c| unauthorized(c, &["Authorization: Bearer wrong-token"]),
-    ),
+    )
+    .needs(&["/api/private"]),
     fast(
         "core.private.basic-scheme",
         Core,
@@ -380,7 +410,8 @@ pub(super) const CHECKS: &[Check] = &[
             let line = format!("Authorization: Basic {}", c.target.auth_token);
             unauthorized(c, &[&line])
         },
-    ),
+    )
+    .needs(&["/api/private"]),
     fast(
         "core.private.lowercase-bearer",
         Core,
@@ -389,7 +420,8 @@ pub(super) const CHECKS: &[Check] = &[
             let line = format!("Authorization: bearer {}", c.target.auth_token);
             unauthorized(c, &[&line])
         },
-    ),
+    )
+    .needs(&["/api/private"]),
     fast(
         "core.private.two-fields",
         Core,
@@ -398,7 +430,8 @@ pub(super) const CHECKS: &[Check] = &[
             let line = c.good_auth();
             unauthorized(c, &[&line, &line])
         },
-    ),
+    )
+    .needs(&["/api/private"]),
     fast(
         "core.private.short-token",
         Core,
@@ -409,7 +442,8 @@ pub(super) const CHECKS: &[Check] = &[
             let line = format!("Authorization: Bearer {short}");
             unauthorized(c, &[&line])
         },
-    ),
+    )
+    .needs(&["/api/private"]),
     fast(
         "core.private.long-token",
         Core,
@@ -418,5 +452,6 @@ pub(super) const CHECKS: &[Check] = &[
             let line = format!("{}x", c.good_auth());
             unauthorized(c, &[&line])
         },
-    ),
+    )
+    .needs(&["/api/private"]),
 ];

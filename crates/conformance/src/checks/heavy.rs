@@ -193,6 +193,7 @@ async fn get_root(mut stream: TcpStream, request: &[u8]) -> Exchange {
 
 pub(super) const CHECKS: &[Check] = &[Check {
     pace: Pace::Slow,
+    needs: &["/"],
     ..fast(
         "heavy.10k-concurrent",
         Heavy,

@@ -50,6 +50,10 @@ pub struct Check {
     pub about: &'static str,
     /// How it is scheduled.
     pub pace: Pace,
+    /// The endpoint paths it requests besides `/hello` (which any check may use: the
+    /// liveness check, the request pipelined after a HEAD). A server that does not serve one
+    /// of them (`Options::endpoints`) is not judged by the check.
+    pub needs: &'static [&'static str],
     family: Family,
     run: fn(&Ctx<'_>) -> Judged,
 }
@@ -69,6 +73,24 @@ impl Check {
     pub(crate) fn run(&self, ctx: &Ctx<'_>) -> Judged {
         (self.run)(ctx)
     }
+
+    /// The same check, requesting `paths` (see [`Check::needs`](Check#structfield.needs)).
+    pub(crate) const fn needs(mut self, paths: &'static [&'static str]) -> Check {
+        self.needs = paths;
+        self
+    }
+
+    /// The first path it needs that a server serving only `served` does not serve (`None`
+    /// when `served` is empty, meaning every endpoint).
+    pub fn unserved(&self, served: &[String]) -> Option<&'static str> {
+        if served.is_empty() {
+            return None;
+        }
+        self.needs
+            .iter()
+            .copied()
+            .find(|p| !served.iter().any(|s| s == p))
+    }
 }
 
 /// A fast check on any address family.
@@ -83,6 +105,7 @@ const fn fast(
         group,
         about,
         pace: Pace::Fast,
+        needs: &[],
         family: Family::Any,
         run,
     }
@@ -140,6 +163,12 @@ impl Ctx<'_> {
         format!("Authorization: Bearer {}", self.target.auth_token)
     }
 
+    /// Every rule of CONTRACT.md "Responses" for `resp`, allowing the extra header fields of
+    /// `Options::extra_headers`.
+    pub fn exact(&self, resp: &Response, e: &crate::expect::Expect<'_>) -> Judged {
+        crate::expect::exact_allowing(resp, e, &self.opts.extra_headers)
+    }
+
     /// Writes `bytes` on `conn`.
     pub fn send(&self, conn: &mut Conn, bytes: &[u8]) -> Judged {
         conn.send(bytes)
@@ -195,4 +224,44 @@ pub(crate) fn wire_failure(expected: &str, e: &WireError) -> Failure {
 /// separate segments and arrive in separate reads.
 pub(crate) fn gap() {
     std::thread::sleep(Duration::from_millis(15));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_needed_path_is_an_endpoint_and_every_endpoint_check_names_its_path() {
+        for c in checks() {
+            for p in c.needs {
+                assert!(manifest::ENDPOINTS.contains(p), "{}: {p}", c.name);
+            }
+            let subject = c.name.split('.').nth(1).unwrap_or("");
+            let want = match (c.group, subject) {
+                (Group::Core, "hello") => Some("/api/hello"),
+                (Group::Core, "root") => Some("/"),
+                (Group::Core, "echo") => Some("/api"),
+                (Group::Core, "private") => Some("/api/private"),
+                (Group::Core, "my-ip") => Some("/my/ip"),
+                (Group::Scenarios, s) => Some(match s {
+                    "async" => "/api/async",
+                    "sync" => "/api/sync",
+                    "sync-offload" => "/api/sync-offload",
+                    "nexttick" => "/api/nexttick",
+                    _ => "/api/timer",
+                }),
+                _ => None,
+            };
+            if let Some(want) = want {
+                assert_eq!(c.needs, [want], "{}", c.name);
+            }
+        }
+        let served = ["/hello".to_owned(), "/api".to_owned()];
+        let private = checks().iter().find(|c| c.name == "core.private.get");
+        assert_eq!(
+            private.and_then(|c| c.unserved(&served)),
+            Some("/api/private")
+        );
+        assert_eq!(private.and_then(|c| c.unserved(&[])), None);
+    }
 }

@@ -1,0 +1,165 @@
+//! Every peer of `servers.toml` (the experiments' own systems: Node, Python, Go, nginx, the C
+//! ceiling) against the contract, on the endpoints it serves.
+//!
+//! A peer whose runtime or packages are not installed (`Server::missing`) is skipped with the
+//! reason printed (`scripts/install-peers.sh` installs them). Every other peer is started from
+//! the workspace root with its `servers.toml` command on 127.0.0.1:0 and judged by the groups
+//! its entry lists, with the header fields its entry records allowed and its documented
+//! exceptions skipped; then each exception is run alone and must still fail, and SIGTERM must
+//! stop the peer with exit status 0. A peer that lists no group (the ceiling, a yardstick, not a
+//! conforming server) must still start, announce and answer `GET /` with 200.
+
+use std::time::Duration;
+
+use conformance::suite::Peer;
+use conformance::wire::Conn;
+use conformance::{Options, Outcome, Target};
+
+/// What happened to one peer.
+enum Verdict {
+    Skipped(Vec<String>),
+    Passed(String),
+    Failed(String),
+}
+
+/// Starts `peer`, judges it, stops it.
+fn judge(peer: &Peer) -> Verdict {
+    let name = &peer.entry.name;
+    let missing = peer.missing();
+    if !missing.is_empty() {
+        return Verdict::Skipped(missing);
+    }
+    let mut server = match peer.start() {
+        Ok(s) => s,
+        Err(e) => return Verdict::Failed(format!("{name} did not start: {e}")),
+    };
+    let addr = server.addr();
+    let mut problems = Vec::new();
+    let summary;
+
+    let options = peer.options();
+    if options.groups.is_empty() {
+        if let Err(e) = answers_root(addr) {
+            problems.push(format!("GET / on {addr}: {e}"));
+        }
+        summary = "started, announced, answered GET /".to_owned();
+    } else {
+        let report = conformance::run(&Target::new(addr), &options);
+        println!("---- {name} ({addr}):\n{report}");
+        summary = report.summary();
+        if !report.all_passed() {
+            problems.push(format!("failed: {}", report.failed_names().join(", ")));
+        }
+        // Each documented exception must still apply.
+        let excepted: Vec<String> = peer
+            .entry
+            .exceptions
+            .iter()
+            .map(|e| e.check.clone())
+            .collect();
+        if !excepted.is_empty() {
+            let only = Options {
+                only: excepted.clone(),
+                skip: Vec::new(),
+                ..options.clone()
+            };
+            let report = conformance::run(&Target::new(addr), &only);
+            for check in &excepted {
+                match report.get(check).map(|r| &r.outcome) {
+                    Some(Outcome::Fail(f)) => println!("EXCEPTED {check}: {f}"),
+                    Some(_) => problems.push(format!(
+                        "exception {check} passes now: remove it from servers.toml"
+                    )),
+                    None => problems.push(format!("exception {check} names no check it runs")),
+                }
+            }
+        }
+    }
+
+    if let Err(e) = server.signal(libc::SIGTERM) {
+        problems.push(format!("SIGTERM: {e}"));
+    }
+    match server.wait_exit(Duration::from_secs(8)) {
+        Some(status) if status.code() == Some(0) => {}
+        other => problems.push(format!("after SIGTERM: {other:?}, not exit status 0")),
+    }
+    if problems.is_empty() {
+        Verdict::Passed(summary)
+    } else {
+        Verdict::Failed(format!("{name}: {}", problems.join("; ")))
+    }
+}
+
+/// `GET /` on a new connection answers 200 (the smoke check of a peer listing no group).
+fn answers_root(addr: std::net::SocketAddr) -> Result<(), String> {
+    let mut conn = Conn::connect(addr, Duration::from_secs(5)).map_err(|e| e.to_string())?;
+    conn.send(b"GET / HTTP/1.1\r\nHost: peer\r\n\r\n")
+        .map_err(|e| e.to_string())?;
+    let resp = conn.read_response(false).map_err(|e| e.to_string())?;
+    if resp.status == 200 && resp.body.len() == 1024 {
+        Ok(())
+    } else {
+        Err(format!(
+            "status {} with {} body bytes, not 200 with 1,024",
+            resp.status,
+            resp.body.len()
+        ))
+    }
+}
+
+#[test]
+fn every_peer_serves_its_endpoints_as_the_contract_says() {
+    let peers = Peer::all();
+    assert!(!peers.is_empty(), "servers.toml lists no peer");
+    let mut failed = Vec::new();
+    let mut lines = Vec::new();
+    for peer in &peers {
+        let line = match judge(peer) {
+            Verdict::Skipped(why) => format!(
+                "SKIP {}: not installed: {}",
+                peer.entry.name,
+                why.join(", ")
+            ),
+            Verdict::Passed(summary) => format!("PASS {}: {summary}", peer.entry.name),
+            Verdict::Failed(why) => {
+                failed.push(why.clone());
+                format!("FAIL {why}")
+            }
+        };
+        println!("{line}");
+        lines.push(line);
+    }
+    println!("---- peers:\n{}", lines.join("\n"));
+    assert!(
+        failed.is_empty(),
+        "peers that break the contract:\n{}",
+        failed.join("\n")
+    );
+}
+
+/// A peer whose runtime is not there is skipped with the reason, never started or failed.
+#[test]
+fn a_peer_without_its_runtime_is_skipped_with_the_reason() {
+    let mut entry = Peer::all()
+        .into_iter()
+        .next()
+        .expect("servers.toml lists a peer")
+        .entry;
+    entry.command = Some(vec![
+        "no-such-runtime-here".to_owned(),
+        "--addr".to_owned(),
+        "{addr}".to_owned(),
+    ]);
+    entry.requires = vec!["peers/no/such/package".to_owned()];
+    let peer = Peer::new(entry, &manifest::workspace_root());
+    match judge(&peer) {
+        Verdict::Skipped(why) => assert_eq!(
+            why,
+            [
+                "no-such-runtime-here: not on PATH",
+                "peers/no/such/package: does not exist"
+            ]
+        ),
+        Verdict::Passed(s) | Verdict::Failed(s) => panic!("not skipped: {s}"),
+    }
+}

@@ -1,0 +1,3 @@
+module peers/gohttp
+
+go 1.19
