@@ -1,0 +1,340 @@
+//! The report of recorded results documents (`tests/data/results-*.json`, made by
+//! `tests/data/make-results.py`): the markdown tables' rows, columns and values, the SVG's
+//! well-formedness and legend, and `write_beside`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use bench::report::{markdown, svg_string, write_beside};
+use bench::results::Results;
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+fn load(name: &str) -> Results {
+    Results::load(&data(name)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The first table after the line `heading`: header cells, then rows of cells.
+fn table(md: &str, heading: &str) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut lines = md.lines().skip_while(|l| *l != heading);
+    assert!(lines.next().is_some(), "no heading {heading:?} in:\n{md}");
+    let rows: Vec<Vec<String>> = lines
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            l.trim_matches('|')
+                .split(" | ")
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect();
+    assert!(rows.len() >= 2, "no table under {heading:?}");
+    let mut it = rows.into_iter();
+    let head = it.next().unwrap_or_default();
+    let body: Vec<Vec<String>> = it.skip(1).collect(); // the rule
+    for r in &body {
+        assert_eq!(r.len(), head.len(), "ragged row {r:?} under {head:?}");
+    }
+    (head, body)
+}
+
+fn cell<'a>(t: &'a (Vec<String>, Vec<Vec<String>>), row: &str, col: &str) -> &'a str {
+    let c =
+        t.0.iter()
+            .position(|h| h == col)
+            .unwrap_or_else(|| panic!("no column {col:?} in {:?}", t.0));
+    let r =
+        t.1.iter()
+            .find(|r| r[0] == row)
+            .unwrap_or_else(|| panic!("no row {row:?}"));
+    &r[c]
+}
+
+#[test]
+fn recorded_medians_agree_with_finish() {
+    // The documents' medians and spreads were computed by the generator; recomputing them
+    // with the library must give the same figures.
+    for name in ["results-e1.json", "results-e3.json", "results-e4.json"] {
+        let r = load(name);
+        for s in &r.servers {
+            for st in &s.steps {
+                let mut again = st.clone();
+                again.finish();
+                assert_eq!(again.median, st.median, "{name} {} {}", s.name, st.step);
+                let (a, b) = (
+                    again.spread.unwrap_or_default(),
+                    st.spread.unwrap_or_default(),
+                );
+                assert!(
+                    (a.relative - b.relative).abs() < 1e-12,
+                    "{name} {}",
+                    st.step
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn e3_header_and_tables() {
+    let r = load("results-e3.json");
+    let md = markdown(&r);
+    assert!(md.starts_with("# E3: Blazeio vs tuned node:http"), "{md}");
+    for line in [
+        "- Date: 2026-11-29T22:40:00Z to 2026-11-29T22:47:31Z",
+        "- Machine: bench-host, Intel(R) Xeon(R) CPU @ 2.20GHz, 2 CPUs, 7.8 GiB",
+        "- Git: a747613c0ffee0123456789abcdef0123456789a",
+        "- Tool: wrk (wrk debian/4.1.0-3+b2 [epoll])",
+        "- Tool command (/ c100): `wrk -t1 -c100 -d10s --timeout 60s --latency http://127.0.0.1:40123/`",
+        "- Command: `bench run e3 --tool wrk --servers server-prebuilt,server-hyper,node-http`",
+        "- Pinning: servers on CPU 0, load tool on CPU 1",
+        "- Note: ulimit -n 20000",
+    ] {
+        assert!(md.lines().any(|l| l == line), "no line {line:?} in:\n{md}");
+    }
+
+    let root = table(&md, "## `/`");
+    let want: Vec<String> = ["Server", "Analogue of"]
+        .into_iter()
+        .map(String::from)
+        .chain(
+            ["req/s", "avg ms", "socket errors"]
+                .into_iter()
+                .flat_map(|m| ["c100", "c1000", "c10000"].map(|c| format!("{m} {c}"))),
+        )
+        .collect();
+    assert_eq!(root.0, want);
+    let names: Vec<&str> = root.1.iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(names, ["server-prebuilt", "server-hyper", "node-http"]);
+    assert_eq!(cell(&root, "server-prebuilt", "Analogue of"), "Blazeio");
+    assert_eq!(cell(&root, "server-prebuilt", "req/s c100"), "81,103");
+    assert_eq!(cell(&root, "node-http", "req/s c10000"), "9,381");
+    assert_eq!(cell(&root, "node-http", "avg ms c1000"), "388.00");
+    assert_eq!(cell(&root, "node-http", "socket errors c10000"), "read 256");
+    assert_eq!(cell(&root, "server-prebuilt", "socket errors c10000"), "0");
+
+    let ip = table(&md, "## `/my/ip`");
+    assert_eq!(cell(&ip, "server-hyper", "req/s c10000"), "invalid");
+    assert_eq!(cell(&ip, "server-hyper", "req/s c1000"), "62,000");
+    assert!(md.contains(
+        "- server-hyper `/my/ip` c10000: the server stopped answering during the run (exit status 137"
+    ));
+
+    let res = table(&md, "## Resources (server process tree, median of repeats)");
+    assert_eq!(res.1.len(), 18);
+    let row = &res.1[0];
+    assert_eq!(
+        row,
+        &[
+            "server-prebuilt",
+            "/",
+            "c100",
+            "2.1",
+            "3.8",
+            "3.2",
+            "99.1",
+            "12.22"
+        ]
+    );
+    assert!(
+        res.1
+            .iter()
+            .any(|r| r[1] == "/my/ip" && r[2] == "c10000" && r[3] == "invalid")
+    );
+    assert!(!md.contains("## Spread"), "one repeat has no spread table");
+    assert!(md.contains("- wrk --latency reports p50/p75/p90/p99: no p95"));
+}
+
+#[test]
+fn e1_repeats_spread_and_unmeasured_p95() {
+    let r = load("results-e1.json");
+    let md = markdown(&r);
+    let hello = table(&md, "## `/api/hello`");
+    assert_eq!(
+        hello.0[2..],
+        [
+            "req/s c100",
+            "req/s c500",
+            "req/s c1000",
+            "p50 ms c1000",
+            "p95 ms c1000",
+            "p99 ms c1000",
+            "errors c1000"
+        ]
+    );
+    // The medians of 0.97×, 1.00× and 1.04× the base rate: the base rate.
+    assert_eq!(cell(&hello, "express", "req/s c100"), "1,240");
+    assert_eq!(cell(&hello, "server-actix", "req/s c1000"), "22,000");
+    assert_eq!(cell(&hello, "server-actix", "p95 ms c1000"), "n/a");
+    assert_eq!(cell(&hello, "express", "errors c1000"), "0.06 %");
+    assert_eq!(cell(&hello, "server-axum", "errors c1000"), "0.00 %");
+    assert_eq!(cell(&hello, "server-axum", "Analogue of"), "Express, Koa");
+    let private = table(&md, "## `/api/private`");
+    assert_eq!(cell(&private, "server-axum", "req/s c100"), "18,414");
+
+    let spread = table(&md, "## Spread over repeats (requests/s)");
+    assert_eq!(spread.1.len(), 3 * 6);
+    let row = spread
+        .1
+        .iter()
+        .find(|r| r[0] == "express" && r[1] == "/api/hello" && r[2] == "c100")
+        .unwrap();
+    assert_eq!(row[3..], ["3", "1,203", "1,240", "1,290", "7.0 %"]);
+}
+
+#[test]
+fn e4_scenarios_as_columns_and_remote_target() {
+    let r = load("results-e4.json");
+    let md = markdown(&r);
+    assert!(md.contains("- Target: http://10.0.0.2:8080 (remote: no RSS or CPU sampling)"));
+    let rps = table(&md, "## Requests/s");
+    assert_eq!(
+        rps.0[2..],
+        ["async", "sync", "sync-offload", "nexttick", "timer"]
+    );
+    assert_eq!(cell(&rps, "server-hyper", "sync"), "66");
+    let errors = table(&md, "## Errors (timeouts, socket errors, error statuses)");
+    assert_eq!(cell(&errors, "server-axum", "sync"), "1240 (timeout 1240)");
+    assert_eq!(cell(&errors, "server-axum", "async"), "0");
+    let p99 = table(&md, "## p99 latency (ms)");
+    assert_eq!(cell(&p99, "server-hyper", "sync"), "10000.00");
+    let res = table(&md, "## Resources (server process tree, median of repeats)");
+    assert!(
+        res.1.iter().all(|r| r[3..].iter().all(|c| c == "n/a")),
+        "{res:?}"
+    );
+}
+
+/// A small well-formedness check: tags balance, attributes are quoted, text has no `<`.
+fn well_formed(xml: &str) -> Result<(), String> {
+    let mut stack: Vec<String> = Vec::new();
+    let mut rest = xml.trim_start();
+    if let Some(r) = rest.strip_prefix("<?xml") {
+        rest = &r[r.find("?>").ok_or("unclosed declaration")? + 2..];
+    }
+    let mut root_seen = false;
+    while let Some(i) = rest.find('<') {
+        rest = &rest[i..];
+        if let Some(r) = rest.strip_prefix("<!--") {
+            rest = &r[r.find("-->").ok_or("unclosed comment")? + 3..];
+            continue;
+        }
+        let end = rest.find('>').ok_or("unclosed tag")?;
+        let tag = &rest[1..end];
+        if !tag.matches('"').count().is_multiple_of(2) {
+            return Err(format!("unbalanced quotes in <{tag}>"));
+        }
+        if let Some(name) = tag.strip_prefix('/') {
+            match stack.pop() {
+                Some(open) if open == name.trim() => {}
+                other => return Err(format!("</{name}> closes {other:?}")),
+            }
+        } else {
+            let name = tag
+                .split_whitespace()
+                .next()
+                .ok_or("empty tag")?
+                .trim_end_matches('/')
+                .to_string();
+            if stack.is_empty() && root_seen {
+                return Err("two root elements".into());
+            }
+            root_seen = true;
+            if !tag.ends_with('/') {
+                stack.push(name);
+            }
+        }
+        rest = &rest[end + 1..];
+        let text_end = rest.find('<').unwrap_or(rest.len());
+        if rest[..text_end].contains('>') {
+            return Err("a raw > in text".into());
+        }
+    }
+    if !stack.is_empty() {
+        return Err(format!("unclosed {stack:?}"));
+    }
+    if !root_seen {
+        return Err("no root element".into());
+    }
+    Ok(())
+}
+
+#[test]
+fn the_well_formedness_check_can_fail() {
+    assert!(well_formed("<svg><g></g></svg>").is_ok());
+    assert!(well_formed("<svg><g></svg>").is_err());
+    assert!(well_formed("<svg></svg><svg></svg>").is_err());
+    assert!(well_formed("<svg a=\"1></svg>").is_err());
+    assert!(well_formed("").is_err());
+}
+
+/// The trimmed contents of the `<text>` elements.
+fn texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let start = t.find('>')? + 1;
+            let end = t.find("</text>")?;
+            Some(t.get(start..end)?.trim().to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn svg_is_well_formed_and_names_every_server() {
+    for name in ["results-e1.json", "results-e3.json", "results-e4.json"] {
+        let r = load(name);
+        let svg = svg_string(&r).unwrap();
+        well_formed(&svg).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(svg.contains("<svg"), "{name}");
+        let texts = texts(&svg);
+        for s in &r.servers {
+            assert!(
+                texts.iter().any(|t| t == &s.name),
+                "{name}: no legend entry for {} in {texts:?}",
+                s.name
+            );
+        }
+        assert!(texts.iter().any(|t| t == "requests/s"), "{name}");
+        assert!(texts.iter().any(|t| t == "p99 latency (ms)"), "{name}");
+        // A bar per valid measured step in the requests/s panel, and per one with a p99 in
+        // the other (the background and legend add more rectangles).
+        let measured: Vec<_> = r
+            .servers
+            .iter()
+            .flat_map(|s| &s.steps)
+            .filter(|s| s.valid)
+            .filter_map(|s| s.median.as_ref())
+            .collect();
+        let bars = measured.len()
+            + measured
+                .iter()
+                .filter(|m| m.latency_us.p99.is_some())
+                .count();
+        assert!(svg.matches("<rect").count() >= bars, "{name}");
+    }
+}
+
+#[test]
+fn write_beside_writes_md_and_svg() {
+    let dir = std::env::temp_dir().join(format!("bench-report-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("e3-20261129T224000Z.json");
+    fs::copy(data("results-e3.json"), &json).unwrap();
+    let (md, svg) = write_beside(&json).unwrap();
+    assert_eq!(md, dir.join("e3-20261129T224000Z.md"));
+    assert_eq!(svg, dir.join("e3-20261129T224000Z.svg"));
+    let r = load("results-e3.json");
+    assert_eq!(fs::read_to_string(&md).unwrap(), markdown(&r));
+    assert_eq!(fs::read_to_string(&svg).unwrap(), svg_string(&r).unwrap());
+    // A file that is not results is an error, not a panic.
+    fs::write(&json, "{\"schema\": \"other/1\"}").unwrap();
+    let e = write_beside(&json).unwrap_err();
+    assert!(e.to_string().contains("schema \"other/1\""), "{e}");
+    fs::remove_dir_all(&dir).unwrap();
+}
