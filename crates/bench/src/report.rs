@@ -193,7 +193,7 @@ fn columns(id: &str, steps: &[String]) -> Vec<Col> {
                     r.latency_us.mean.map(|m| format!("{:.2}", m / 1000.0))
                 }));
                 cols.push(Col::new(format!("KB/s{sfx}"), s, |r| {
-                    Some(format!("{:.0}", r.transfer_bytes_per_s / 1024.0))
+                    Some(thousands(r.transfer_bytes_per_s / 1024.0))
                 }));
                 cols.push(Col::new(format!("bytes/response{sfx}"), s, |r| {
                     Some(format!("{:.0}", r.bytes_per_response))
@@ -311,10 +311,12 @@ fn table(out: &mut String, r: &Results, cols: &[(&str, Col)]) {
             row
         })
         .collect::<Vec<_>>();
-    write_table(out, &head, &rows);
+    write_table(out, &head, &rows, 2);
 }
 
-fn write_table(out: &mut String, head: &[String], rows: &[Vec<String>]) {
+/// Writes a markdown table whose first `left` columns are text (left-aligned), the rest
+/// figures (right-aligned).
+fn write_table(out: &mut String, head: &[String], rows: &[Vec<String>], left: usize) {
     let line = |cells: &[String]| {
         let cells: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
         format!("| {} |\n", cells.join(" | "))
@@ -323,7 +325,13 @@ fn write_table(out: &mut String, head: &[String], rows: &[Vec<String>]) {
     let rule: Vec<String> = head
         .iter()
         .enumerate()
-        .map(|(i, _)| if i < 2 { "---".into() } else { "---:".into() })
+        .map(|(i, _)| {
+            if i < left {
+                "---".into()
+            } else {
+                "---:".into()
+            }
+        })
         .collect();
     let _ = writeln!(out, "|{}|", rule.join("|"));
     for row in rows {
@@ -376,7 +384,7 @@ fn resources(out: &mut String, r: &Results) {
             rows.push(row);
         }
     }
-    write_table(out, &head, &rows);
+    write_table(out, &head, &rows, 3);
 }
 
 fn spread(out: &mut String, r: &Results) {
@@ -407,7 +415,7 @@ fn spread(out: &mut String, r: &Results) {
             ]);
         }
     }
-    write_table(out, &head, &rows);
+    write_table(out, &head, &rows, 3);
 }
 
 fn invalid(out: &mut String, r: &Results) {

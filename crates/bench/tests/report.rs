@@ -338,3 +338,48 @@ fn write_beside_writes_md_and_svg() {
     assert!(e.to_string().contains("schema \"other/1\""), "{e}");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn e2_and_e5_shapes() {
+    // E2's shape: one count-bounded step per endpoint, ab's figures.
+    let mut r = load("results-e3.json");
+    r.experiment = "e2".into();
+    for s in &mut r.servers {
+        s.steps.retain(|st| st.endpoint == "/" && st.step == "c100");
+    }
+    let md = markdown(&r);
+    let t = table(&md, "## `/`");
+    assert_eq!(
+        t.0[2..],
+        [
+            "req/s",
+            "ms per request",
+            "KB/s",
+            "bytes/response",
+            "errors"
+        ]
+    );
+    assert_eq!(cell(&t, "server-prebuilt", "req/s"), "81,103");
+    assert_eq!(cell(&t, "server-prebuilt", "ms per request"), "2.93");
+    // 81,102.92 × 1,143 B / 1,024.
+    assert_eq!(cell(&t, "server-prebuilt", "KB/s"), "90,528");
+    assert_eq!(cell(&t, "server-prebuilt", "bytes/response"), "1143");
+
+    // E5's shape: requests/s and errors per concurrency.
+    let mut r = load("results-e3.json");
+    r.experiment = "e5".into();
+    let md = markdown(&r);
+    let t = table(&md, "## `/`");
+    assert_eq!(
+        t.0[2..],
+        [
+            "req/s c100",
+            "req/s c1000",
+            "req/s c10000",
+            "errors c100",
+            "errors c1000",
+            "errors c10000"
+        ]
+    );
+    assert_eq!(cell(&t, "node-http", "errors c10000"), "256 (read 256)");
+}
