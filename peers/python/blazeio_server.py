@@ -10,7 +10,8 @@ answers it. Unlike the article's server it sends the contract's `Date`: the buff
 once a second, so a request still costs one lookup and one write.
 
 Blazeio picks its event loop at import time in an order that depends on the hash seed
-(shared/MACHINE-NOTES.md), so a uvloop loop is made current before `import Blazeio`. Blazeio
+(shared/MACHINE-NOTES.md), so a uvloop loop is made current before `import Blazeio` (and
+Blazeio's own `uvloop.install()`, which would drop that loop, is made a no-op). Blazeio
 logs to stdout; its output goes to stderr here so that the ready line is the first line.
 """
 
@@ -28,6 +29,10 @@ sys.stdout = sys.stderr
 
 LOOP = uvloop.new_event_loop()
 asyncio.set_event_loop(LOOP)
+# Blazeio's import runs `uvloop.install()` in a hash-seed-dependent order; run after our
+# set_event_loop it would put in a fresh policy without our loop, and the import then fails
+# ("There is no current event loop"). The loop is uvloop already, so make install a no-op.
+uvloop.install = lambda: None
 
 import Blazeio  # noqa: E402  (after the loop is current, on purpose)
 

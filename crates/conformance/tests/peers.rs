@@ -50,6 +50,9 @@ fn judge(peer: &Peer) -> Verdict {
         if !report.all_passed() {
             problems.push(format!("failed: {}", report.failed_names().join(", ")));
         }
+        if let Err(e) = extra_headers_as_recorded(peer, addr) {
+            problems.push(e);
+        }
         // Each documented exception must still apply.
         let excepted: Vec<String> = peer
             .entry
@@ -88,6 +91,34 @@ fn judge(peer: &Peer) -> Verdict {
     } else {
         Verdict::Failed(format!("{name}: {}", problems.join("; ")))
     }
+}
+
+/// Every `extra_header` of the peer's entry is on its `GET /hello` answer, adding exactly the
+/// bytes recorded (`Name: value` and CRLF), so the facts the bench's verify table shows are
+/// measured, not guessed.
+fn extra_headers_as_recorded(peer: &Peer, addr: std::net::SocketAddr) -> Result<(), String> {
+    if peer.entry.extra_headers.is_empty() {
+        return Ok(());
+    }
+    let mut conn = Conn::connect(addr, Duration::from_secs(5)).map_err(|e| e.to_string())?;
+    conn.send(b"GET /hello HTTP/1.1\r\nHost: peer\r\n\r\n")
+        .map_err(|e| e.to_string())?;
+    let resp = conn.read_response(false).map_err(|e| e.to_string())?;
+    for extra in &peer.entry.extra_headers {
+        let sent: Vec<usize> = resp
+            .headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case(&extra.field))
+            .map(|(n, v)| n.len() + 2 + v.len() + 2)
+            .collect();
+        if sent != [extra.bytes] {
+            return Err(format!(
+                "extra_header {:?} is recorded as {} bytes, GET /hello sent {sent:?}",
+                extra.field, extra.bytes
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// `GET /` on a new connection answers 200 (the smoke check of a peer listing no group).
