@@ -11,6 +11,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -100,13 +101,13 @@ func handle(w http.ResponseWriter, r *http.Request) {
 }
 
 func main() {
-	addr := flag.String("addr", "127.0.0.1:8080", "HOST:PORT to listen on")
-	workers := flag.Int("workers", 0, "GOMAXPROCS (0: the number of CPUs)")
-	flag.CommandLine.SetOutput(os.Stderr)
-	flag.Usage = func() { fmt.Fprintln(os.Stderr, "usage: go-http [--addr HOST:PORT] [--workers N]") }
-	flag.Parse()
-	if *workers < 0 || flag.NArg() > 0 {
-		flag.Usage()
+	flags := flag.NewFlagSet("go-http", flag.ContinueOnError)
+	flags.SetOutput(io.Discard)
+	addr := flags.String("addr", "127.0.0.1:8080", "HOST:PORT to listen on")
+	workers := flags.Int("workers", 0, "GOMAXPROCS (0: the number of CPUs)")
+	if err := flags.Parse(os.Args[1:]); err != nil || *workers < 0 || flags.NArg() > 0 {
+		// One line on stderr, exit 2, as the contract has it for a bad start.
+		fmt.Fprintln(os.Stderr, "go-http: usage: go-http [--addr HOST:PORT] [--workers N]")
 		os.Exit(2)
 	}
 	if *workers > 0 {

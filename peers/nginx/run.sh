@@ -4,7 +4,7 @@
 #   peers/nginx/run.sh --addr 127.0.0.1:8080 [--workers N]     (N worker processes, default 1)
 #
 # Writes its config into a temporary folder (pid, error log and temp paths there too, nothing
-# under /var), starts nginx there with `daemon off`, waits until the port accepts, prints
+# under /var), starts nginx there with `daemon off`, waits until it has bound the port, prints
 # `listening on http://HOST:PORT` (port 0: a free port is picked, retrying when nginx finds
 # it taken), forwards SIGINT/SIGTERM to nginx (a graceful stop, at most 5 s), removes the folder
 # and exits 0. nginx runs under `setpriv --pdeathsig TERM`, so it stops even when this script
@@ -27,8 +27,6 @@ done
 host=${BASH_REMATCH[1]}
 port=${BASH_REMATCH[2]}
 [ "$port" -le 65535 ] || die "bad port $port"
-probe_host=${host#[}
-probe_host=${probe_host%]}
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/nginx-lua.XXXXXX")
 chmod 755 "$TMP"
@@ -87,32 +85,33 @@ http {
 NGINX
 }
 
-accepts() { (exec 3<>"/dev/tcp/$probe_host/$1") 2>/dev/null; }
-
+# Ready means bound: nginx writes its pid file only after it has opened its listening sockets,
+# so the script never needs to connect anywhere to know (and never probes an address).
 for attempt in $(seq 20); do
     try=$port
     # Port 0: a random port below the ephemeral range, so it meets no outgoing connection.
     [ "$port" = 0 ] && try=$((20000 + RANDOM % 12000))
     config "$try"
     : >"$TMP/error.log"
-    setpriv --pdeathsig TERM nginx -p "$TMP" -c "$TMP/nginx.conf" -e "$TMP/error.log" &
+    rm -f "$TMP/nginx.pid"
+    setpriv --pdeathsig TERM nginx -p "$TMP" -c "$TMP/nginx.conf" -e "$TMP/error.log" 2>>"$TMP/error.log" &
     NGINX=$!
-    for _ in $(seq 500); do
+    for _ in $(seq 1000); do
         if ! kill -0 "$NGINX" 2>/dev/null; then break; fi
-        if accepts "$try"; then
+        if [ -s "$TMP/nginx.pid" ]; then
             echo "listening on http://$host:$try"
             wait "$NGINX"
             code=$?
             NGINX=
             exit "$code"
         fi
-        sleep 0.02
+        sleep 0.01
     done
     wait "$NGINX" 2>/dev/null
     NGINX=
     if [ "$port" = 0 ] && grep -q "Address already in use" "$TMP/error.log"; then
         continue
     fi
-    die "nginx did not start: $(grep -m1 -E 'emerg|alert|crit' "$TMP/error.log" || tail -n1 "$TMP/error.log")"
+    die "nginx did not start: $(grep -m1 -E 'emerg|alert|crit' "$TMP/error.log" | sed -E 's/^[^]]*\] ([0-9]+#[0-9]+: )?//; s/^nginx: \[[a-z]+\] //' || tail -n1 "$TMP/error.log")"
 done
 die "no free port found in 20 tries"

@@ -19,6 +19,15 @@ if (cluster.isPrimary) {
   cluster.on('listening', (worker, address) => {
     if (++listening === n) c.announce({ ...address, address: address.address || host });
   });
+  cluster.on('message', (worker, msg) => {
+    if (msg && msg.listenFailed && !stopping) {
+      // A worker that cannot listen (port taken, bad address): one line, exit 2.
+      process.stderr.write(`cluster: cannot listen: ${msg.listenFailed}\n`);
+      stopping = true;
+      for (const w of Object.values(cluster.workers)) w.process.kill('SIGTERM');
+      process.exit(2);
+    }
+  });
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {
       if (Object.keys(cluster.workers).length === 0) process.exit(0);
@@ -45,5 +54,10 @@ if (cluster.isPrimary) {
   for (let i = 0; i < n; i++) cluster.fork();
 } else {
   const [, , , host, port] = process.argv;
-  require('./http').serve(host, Number(port), () => {});
+  require('./http').serve(
+    host,
+    Number(port),
+    () => {},
+    (err) => process.send({ listenFailed: err.message }, () => process.exit(2)),
+  );
 }

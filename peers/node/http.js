@@ -94,12 +94,13 @@ function handle(req, res) {
   route(req, res);
 }
 
-// Starts the server on `host:port`; calls `ready(address)` once it listens.
-function serve(host, port, ready) {
+// Starts the server on `host:port`; calls `ready(address)` once it listens, `failed(err)` if
+// it cannot.
+function serve(host, port, ready, failed = (err) => c.listenFailed('http', err)) {
   const server = http.createServer({ noDelay: true }, handle);
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
-  server.on('error', (err) => c.listenFailed('http', err));
+  server.on('error', failed);
   server.listen({ host, port, backlog: 4096 }, () => ready(server.address()));
   c.exitOnSignals(server);
   return server;

@@ -66,3 +66,32 @@ fn the_manifest_names_at_least_one_rust_variant() {
     let m = Manifest::load_default().unwrap_or_else(|e| panic!("{e}"));
     assert!(m.servers.iter().any(|s| s.package.is_some()));
 }
+
+/// Every file a peer's command names that is part of the repository (its script, its
+/// launcher) exists; what `scripts/install-peers.sh` builds or installs (peers/bin, a venv,
+/// node_modules) is checked at run time by `Server::missing` instead.
+#[test]
+fn every_peer_names_committed_files_that_exist() {
+    let m = Manifest::load_default().unwrap_or_else(|e| panic!("{e}"));
+    let root = workspace_root();
+    let built = ["peers/bin/", "/.venv/", "/node_modules/"];
+    let mut peers = 0;
+    for s in m.servers.iter().filter(|s| s.is_peer()) {
+        peers += 1;
+        let argv = s.argv(&root, "127.0.0.1:0").expect("a peer has a command");
+        for arg in argv.iter().filter(|a| a.starts_with("peers/")) {
+            if built.iter().any(|b| arg.contains(b)) {
+                continue;
+            }
+            assert!(root.join(arg).is_file(), "{}: {arg} does not exist", s.name);
+        }
+        for a in &s.analogue {
+            assert!(
+                m.get(a).is_some_and(|v| v.package.is_some()),
+                "{}: analogue {a}",
+                s.name
+            );
+        }
+    }
+    assert!(peers > 0, "servers.toml lists no peer");
+}
