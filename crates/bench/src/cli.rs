@@ -22,7 +22,7 @@ pub enum Cmd {
     /// Start each server, run the conformance core and connection groups, print the
     /// fairness table (status, head and body bytes, header fields per endpoint)
     Verify(VerifyArgs),
-    /// Run an experiment (e1…e5) against its servers and write results/<exp>-<UTC>.json
+    /// Run an experiment (e1…e5) against its servers and write results/EXPERIMENT-TIMESTAMP.json
     Run(RunArgs),
     /// Markdown tables and an SVG chart from results files
     Report(ReportArgs),
@@ -90,10 +90,7 @@ pub struct RunArgs {
 /// `bench report`.
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// Results files (results/<exp>-<UTC>.json)
+    /// Results files (results/EXPERIMENT-TIMESTAMP.json); each gets a .md and an .svg beside it
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<PathBuf>,
-    /// Where to write the markdown and SVG (default: beside the first file)
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
 }

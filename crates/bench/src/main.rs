@@ -32,7 +32,7 @@ fn main() -> ExitCode {
                 }
                 return ExitCode::from(i.exit_code());
             }
-            eprintln!("bench: {}", format!("{e:#}").replace('\n', " "));
+            eprintln!("bench: {}", one_line(&e));
             ExitCode::FAILURE
         }
     }
@@ -53,6 +53,10 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
             command.extend(argv.into_iter().skip(1));
             let outcome = run::run(&env, &a, command)?;
             println!("results: {}", outcome.path.display());
+            println!(
+                "report: cargo run --release -p bench -- report {}",
+                outcome.path.display()
+            );
             match outcome.problems.as_slice() {
                 [] => Ok(()),
                 [one] => anyhow::bail!(
@@ -67,6 +71,28 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
                 ),
             }
         }
-        Cmd::Report(_) => anyhow::bail!("bench report: not available yet in this build"),
+        Cmd::Report(a) => {
+            for file in &a.files {
+                let (md, svg) = bench::report::write_beside(file)?;
+                println!("{}: {} and {}", file.display(), md.display(), svg.display());
+            }
+            Ok(())
+        }
     }
+}
+
+/// The error and its causes on one line, without repeating a cause its parent already quotes.
+fn one_line(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let msg = cause.to_string();
+        if out.contains(&msg) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&msg);
+    }
+    out.replace('\n', " ")
 }

@@ -348,11 +348,16 @@ impl Planned {
             }
             p
         };
-        for s in chosen.iter().filter(|s| s.is_peer()) {
-            if let Some(rt) = &s.runtime
-                && let Some(v) = runtime_version(rt)
-            {
-                self.notes.push(format!("{}: {v}", s.name));
+        for s in chosen {
+            let per_cpu = s.default_workers == Some(0)
+                || s.command.iter().flatten().any(|a| a.contains("{cpus}"));
+            if per_cpu && let Some(p) = &plan {
+                self.notes.push(format!(
+                    "{} starts one worker per CPU it may use: {} here, pinned to CPU(s) {:?}",
+                    s.name,
+                    p.server.0.len(),
+                    p.server.0
+                ));
             }
         }
         self.notes.push(

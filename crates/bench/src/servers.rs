@@ -273,8 +273,21 @@ impl Drop for Running {
     }
 }
 
-/// The command line that starts `server` on `addr`.
-pub fn command(server: &Server, env: &Env, addr: &str) -> anyhow::Result<Vec<String>> {
+/// The command line that starts `server` on `addr`. A peer's `{cpus}` is the number of CPUs
+/// it will be pinned to (`cpus`), as a Rust variant's own CPU count is under the same pinning.
+pub fn command(
+    server: &Server,
+    env: &Env,
+    addr: &str,
+    cpus: Option<&CpuSet>,
+) -> anyhow::Result<Vec<String>> {
+    let mut server = server.clone();
+    if let (Some(command), Some(cpus)) = (server.command.as_mut(), cpus) {
+        let n = cpus.0.len().max(1).to_string();
+        for arg in command.iter_mut() {
+            *arg = arg.replace("{cpus}", &n);
+        }
+    }
     match &server.package {
         Some(package) => Ok(vec![
             env.binary(package).display().to_string(),
@@ -295,7 +308,7 @@ pub fn start(
     port: u16,
     cpus: Option<&CpuSet>,
 ) -> anyhow::Result<Running> {
-    let argv = command(server, env, &format!("127.0.0.1:{port}"))?;
+    let argv = command(server, env, &format!("127.0.0.1:{port}"), cpus)?;
     let (program, args) = argv
         .split_first()
         .ok_or_else(|| anyhow!("{}: empty command", server.name))?;

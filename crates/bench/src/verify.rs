@@ -144,18 +144,29 @@ fn print_report(server: &Server, addr: SocketAddr, report: &Report) {
         names.join(" + "),
         report.summary()
     );
+    // Skipped checks grouped by reason: a library's one deviation often excuses many checks.
+    let mut skipped: Vec<(String, Vec<&str>)> = Vec::new();
     for r in &report.results {
         match &r.outcome {
             Outcome::Pass => {}
             Outcome::Fail(_) => println!("  {r}"),
             Outcome::Skipped { reason } => {
-                if server.exceptions.iter().any(|e| e.check == r.name) {
-                    println!("  EXCEPTION {} (servers.toml): {reason}", r.name);
+                let kind = if server.exceptions.iter().any(|e| e.check == r.name) {
+                    "EXCEPTION (servers.toml)"
                 } else {
-                    println!("  SKIP {}: {reason}", r.name);
+                    "SKIP"
+                };
+                let key = format!("{kind}: {reason}");
+                match skipped.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, names)) => names.push(r.name),
+                    None => skipped.push((key, vec![r.name])),
                 }
             }
         }
+    }
+    for (key, names) in skipped {
+        let (kind, reason) = key.split_once(": ").unwrap_or((&key, ""));
+        println!("  {kind} {}: {reason}", names.join(", "));
     }
 }
 
@@ -230,6 +241,13 @@ fn judge(server: &Server, path: &str, r: &Response, addr: SocketAddr) -> Answer 
             Some(h) => notes.push(format!("extra `{f}` (documented, {} B)", h.bytes)),
             None => notes.push(format!("extra `{f}` NOT documented")),
         }
+    }
+    if let Some(v) = r.header("connection")
+        && !v.eq_ignore_ascii_case("close")
+    {
+        notes.push(format!(
+            "`connection: {v}` on HTTP/1.1 (the contract sends the field only to close)"
+        ));
     }
     if let Some(want) = expected_body(path, addr)
         && r.body != want
