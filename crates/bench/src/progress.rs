@@ -25,7 +25,7 @@ impl Progress {
             ProgressDrawTarget::hidden()
         };
         let bar = ProgressBar::with_draw_target(Some(1000), target);
-        if let Ok(style) = ProgressStyle::with_template("{spinner} [{bar:24}] {wide_msg}") {
+        if let Ok(style) = ProgressStyle::with_template("{spinner} [{bar:12}] {wide_msg}") {
             bar.set_style(style.progress_chars("=> "));
         }
         Progress {
@@ -55,11 +55,12 @@ impl Progress {
         if self.bar.is_hidden() {
             return;
         }
+        // Times first: a narrow terminal cuts the end of the line, not them.
         let elapsed = self.step_started.elapsed();
-        let mut msg = self.label.clone();
+        let mut times = Vec::new();
         if let Some(len) = self.step_length {
             let left = len.saturating_sub(elapsed);
-            msg.push_str(&format!(", {} s left", left.as_secs()));
+            times.push(format!("{} s left", left.as_secs()));
             let frac = elapsed.as_secs_f64() / len.as_secs_f64().max(1e-3);
             self.bar.set_position((frac.min(1.0) * 1000.0) as u64);
         } else {
@@ -67,8 +68,13 @@ impl Progress {
         }
         if let Some(end) = self.run_end {
             let left = end.saturating_duration_since(Instant::now());
-            msg.push_str(&format!(" (run: ~{} left)", mmss(left)));
+            times.push(format!("run ~{} left", mmss(left)));
         }
+        let msg = if times.is_empty() {
+            self.label.clone()
+        } else {
+            format!("{} | {}", times.join(", "), self.label)
+        };
         self.bar.set_message(msg);
         self.bar.tick();
     }

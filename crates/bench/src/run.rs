@@ -384,7 +384,7 @@ impl Planned {
         for r in 1..=self.repeat {
             for (i, s) in chosen.iter().enumerate() {
                 signals::check()?;
-                let label = format!("{} (repeat {r}/{})", s.name, self.repeat);
+                let label = format!("{} r{r}/{}", s.name, self.repeat);
                 progress.phase(format!("{label}: starting"), None);
                 let mut running =
                     servers::start(s, env, args.port, plan.as_ref().map(|p| &p.server))?;
@@ -465,7 +465,7 @@ impl Planned {
         progress.run_length(self.exp.estimate(self.quick) * self.repeat);
         let mut problems = Vec::new();
         for r in 1..=self.repeat {
-            let label = format!("{base} (repeat {r}/{})", self.repeat);
+            let label = format!("{base} r{r}/{}", self.repeat);
             let subject = Subject {
                 addr: target.addr,
                 running: None,

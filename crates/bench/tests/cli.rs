@@ -29,7 +29,7 @@ fn bin_dir() -> PathBuf {
         .parent()
         .expect("the bench binary has a folder")
         .to_path_buf();
-    let needed = ["server-prebuilt", "server-hyper", "loadgen"];
+    let needed = ["server-prebuilt", "server-hyper", "server-may", "loadgen"];
     if needed.iter().any(|b| !dir.join(b).is_file()) {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let status = Command::new(cargo)
@@ -522,4 +522,125 @@ fn bad_input_is_one_line_and_a_failure() {
     );
     fs::remove_dir_all(&fake).ok();
     fs::remove_dir_all(&results).ok();
+}
+
+#[test]
+fn target_drives_a_running_server_without_starting_or_sampling() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let bins = bin_dir();
+    let out_dir = scratch("target");
+    let server = conformance::process::ServerProcess::start(bins.join("server-prebuilt"), &[])
+        .expect("start server-prebuilt");
+    let url = format!("http://{}", server.addr());
+    let (out, seen, _) = run_watched(
+        &[
+            "run",
+            "e5",
+            "--quick",
+            "--target",
+            &url,
+            "--servers",
+            "server-prebuilt",
+            "--bin-dir",
+            bins.to_str().unwrap(),
+            "--results-dir",
+            out_dir.to_str().unwrap(),
+        ],
+        Duration::from_secs(60),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let names: Vec<&str> = seen.values().map(|s| s.comm.as_str()).collect();
+    assert!(
+        !names.contains(&"server-prebuilt"),
+        "started a server: {names:?}"
+    );
+    assert!(names.contains(&"loadgen"), "{names:?}");
+    assert!(still_running(&seen).is_empty());
+    let file = fs::read_dir(&out_dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let r = Results::load(&file).unwrap();
+    assert_eq!(r.target.as_deref(), Some(url.as_str()));
+    assert_eq!(r.pinning, None);
+    assert!(
+        r.notes.iter().any(|n| n.contains("no /proc sampling")),
+        "{:?}",
+        r.notes
+    );
+    assert_eq!(r.servers.len(), 1);
+    assert_eq!(r.servers[0].name, "server-prebuilt");
+    assert!(r.servers[0].command.is_empty());
+    for st in &r.servers[0].steps {
+        let m = st.median.as_ref().unwrap();
+        assert!(st.valid && m.requests == 2_000, "{st:?}");
+        assert_eq!(
+            m.bytes_per_response, 153.0,
+            "HTTP/1.0 keep-alive answer to /hello"
+        );
+        assert_eq!((m.rss_kb, m.server_cpu_s), (None, None));
+    }
+    drop(server);
+    fs::remove_dir_all(&out_dir).ok();
+}
+
+#[test]
+fn verify_prints_the_fairness_table_and_fails_on_a_wrong_server() {
+    let bins = bin_dir();
+    let out = Command::new(BENCH)
+        .args(["verify", "server-prebuilt", "server-may", "--bin-dir"])
+        .arg(&bins)
+        .output()
+        .expect("run bench verify");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
+    assert!(stdout.contains("server-prebuilt (127.0.0.1:"), "{stdout}");
+    assert!(
+        stdout.contains("EXCEPTION (servers.toml) core.hello.get"),
+        "{stdout}"
+    );
+    let row = |server: &str, endpoint: &str| -> Vec<String> {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(server) && l.split_whitespace().nth(1) == Some(endpoint))
+            .unwrap_or_else(|| panic!("no row {server} {endpoint}: {stdout}"))
+            .split_whitespace()
+            .map(str::to_string)
+            .collect()
+    };
+    // status, head, body, total, fields
+    assert_eq!(
+        row("server-prebuilt", "/")[2..7],
+        [
+            "200",
+            "119",
+            "1024",
+            "1143",
+            "content-type,content-length,date"
+        ]
+    );
+    let may = row("server-may", "/");
+    assert_eq!(may[2..6], ["200", "130", "1024", "1154"]);
+    assert!(
+        may.join(" ").contains("extra `server` (documented, 11 B)"),
+        "{may:?}"
+    );
+
+    // server-may's binary under server-prebuilt's name: its deviations are not excused there.
+    let fake = scratch("verify-fake");
+    std::os::unix::fs::symlink(bins.join("server-may"), fake.join("server-prebuilt")).unwrap();
+    let line = fails_with(
+        &[
+            "verify",
+            "server-prebuilt",
+            "--bin-dir",
+            fake.to_str().unwrap(),
+        ],
+        &[],
+        "failed conformance checks: server-prebuilt: ",
+    );
+    assert!(line.contains("core.hello.get"), "{line}");
+    fs::remove_dir_all(&fake).ok();
 }
