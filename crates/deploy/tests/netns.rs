@@ -9,10 +9,13 @@
 //! no iproute2, no CAP_NET_ADMIN, no veth driver).
 
 use std::net::SocketAddr;
-use std::time::Duration;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use conformance::process::{READY_TIMEOUT, ServerProcess};
-use deploy::{Netns, in_netns, note, on_path, show, skip, static_build, veth_pair};
+use deploy::{
+    Netns, TempDir, in_netns, note, on_path, output, show, skip, static_build, veth_pair,
+};
 
 const TEST: &str = "deploy::netns";
 const SERVER_IP: &str = "10.201.0.1";
@@ -52,7 +55,23 @@ fn a_server_in_one_namespace_and_its_load_in_another() {
         return skip(TEST, &format!("cannot make a veth pair: {why}"));
     }
 
-    let bin = static_build(&["server-prebuilt", "loadgen"]).unwrap_or_else(|e| panic!("{e}"));
+    // A fresh namespace starts from the kernel's defaults: 28,232 ephemeral ports, of which
+    // connect() tries the even half first, and `tcp_tw_reuse = 2`, which reuses a TIME_WAIT
+    // port for loopback connections only. E3's quick run warms every step up with as many
+    // connections as it measures, and each closed connection leaves a TIME_WAIT port, so the
+    // measured 10,000-connection step, right after its warm-up, spent its 2 s in connect()
+    // searching for a port (0 requests, 0 errors). A real load host needs the same two
+    // settings (README, "Two machines").
+    output(load_ns.exec("sysctl").args([
+        "-q",
+        "-w",
+        "net.ipv4.ip_local_port_range=1024 65535",
+        "net.ipv4.tcp_tw_reuse=1",
+    ]))
+    .unwrap_or_else(|e| panic!("{e}"));
+
+    let bin =
+        static_build(&["server-prebuilt", "loadgen", "bench"]).unwrap_or_else(|e| panic!("{e}"));
 
     let mut cmd = server_ns.exec(bin.join("server-prebuilt"));
     cmd.args(["--addr", &format!("{SERVER_IP}:0")])
@@ -86,42 +105,36 @@ fn a_server_in_one_namespace_and_its_load_in_another() {
         addr.port()
     );
 
-    let url = format!("http://{addr}/");
-    let mut load = load_ns.exec(bin.join("loadgen"));
-    load.args([
-        url.as_str(),
-        "-c",
-        "10",
-        "-d",
-        "2s",
-        "--json",
-        "--no-progress",
-    ]);
-    note(TEST, &show(&load));
-    let out = load.output().expect("run loadgen");
+    // The harness drives the running server from the other namespace, with the binaries of
+    // the static build (no cargo run inside the namespace).
+    let results = TempDir::new("deploy-netns-results-");
+    let url = format!("http://{addr}");
+    let mut bench = load_ns.exec(bin.join("bench"));
+    bench
+        .args(["run", "e3", "--quick", "--target", &url, "--bin-dir"])
+        .arg(&bin)
+        .arg("--results-dir")
+        .arg(results.path());
+    note(TEST, &show(&bench));
+    let started = Instant::now();
+    let out = bench.output().expect("run bench");
     assert!(
         out.status.success(),
-        "{}: {}",
-        show(&load),
+        "{} ({}): {}{}",
+        show(&bench),
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "loadgen --json: {e}: {}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    });
-    let requests = report["result"]["requests"].as_u64().unwrap_or(0);
-    let errors = sum(&report["result"]["errors"]);
+    let doc = results_json(results.path());
+    check_remote_results(&doc, &url);
     note(
         TEST,
         &format!(
-            "{requests} requests, {errors} errors, {:.0} requests/s across the veth",
-            report["result"]["requests_per_s"].as_f64().unwrap_or(0.0)
+            "bench run e3 --quick across the veth took {:?}",
+            started.elapsed()
         ),
     );
-    assert!(requests > 0, "no requests: {report}");
-    assert_eq!(errors, 0, "errors: {report}");
 
     server.signal(libc::SIGTERM).expect("signal the server");
     let status = server.wait_exit(Duration::from_secs(6));
@@ -144,6 +157,65 @@ fn get_body(addr: SocketAddr, path: &str) -> Result<String, String> {
     )
     .map_err(|e| e.to_string())?;
     String::from_utf8(response.body).map_err(|e| e.to_string())
+}
+
+/// The one results file `bench run` wrote into `dir`, parsed.
+fn results_json(dir: &Path) -> serde_json::Value {
+    let files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    assert_eq!(
+        files.len(),
+        1,
+        "results files in {}: {files:?}",
+        dir.display()
+    );
+    let text = std::fs::read_to_string(&files[0]).expect("read the results file");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", files[0].display()))
+}
+
+/// A remote run's results: the target recorded, no pinning, no /proc sampling, and every
+/// repeat of every step valid, with requests and without errors.
+fn check_remote_results(doc: &serde_json::Value, url: &str) {
+    assert_eq!(doc["schema"], "bench.results/1");
+    assert_eq!(doc["experiment"], "e3");
+    assert_eq!(doc["target"], url, "target");
+    assert!(doc["pinning"].is_null(), "pinning: {}", doc["pinning"]);
+    let mut runs = 0;
+    for server in doc["servers"].as_array().into_iter().flatten() {
+        for step in server["steps"].as_array().into_iter().flatten() {
+            let name = format!("{} {}", step["endpoint"], step["step"]);
+            assert_eq!(step["valid"], true, "{name}: {}", step["invalid_reason"]);
+            for run in step["repeats"].as_array().into_iter().flatten() {
+                runs += 1;
+                let requests = run["requests"].as_u64().unwrap_or(0);
+                let errors = sum(&run["errors"]);
+                note(
+                    TEST,
+                    &format!(
+                        "{name}: {requests} requests, {errors} errors, {:.0} requests/s",
+                        run["requests_per_s"].as_f64().unwrap_or(0.0)
+                    ),
+                );
+                assert!(requests > 0, "{name}: no requests: {run}");
+                assert_eq!(errors, 0, "{name}: errors: {run}");
+                for sampled in [
+                    "rss_kb",
+                    "server_cpu_percent",
+                    "server_cpu_s",
+                    "cpu_us_per_request",
+                ] {
+                    assert!(
+                        run[sampled].is_null(),
+                        "{name}: {sampled} sampled on a remote target: {run}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(runs > 0, "no runs in the results: {doc}");
 }
 
 /// The sum of every number in a JSON object (a report's error counts).
