@@ -53,6 +53,19 @@ pub fn allowed() -> io::Result<Vec<usize>> {
         .collect())
 }
 
+/// Pins the calling thread (and the threads it starts from now on) to `set`: the harness's
+/// own polling and /proc sampling then stay off the server's CPUs.
+pub fn pin_current_thread(set: &CpuSet) -> io::Result<()> {
+    let cpus = set.to_libc();
+    // SAFETY: sched_setaffinity(2) on the calling thread (pid 0) reads `size` bytes of `cpus`,
+    // an initialised cpu_set_t of that size.
+    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &cpus) };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// Splits `cpus` between server and load tool; `None` with fewer than two.
 pub fn plan(cpus: &[usize]) -> Option<Plan> {
     let (&load, server) = cpus.split_last()?;

@@ -363,6 +363,14 @@ impl Planned {
         self.notes.push(
             "server RSS is the sum over its process tree (supervisor and workers); server CPU is utime+stime of that tree from /proc over the tool's whole run, start-up included".into(),
         );
+        if let Some(p) = &plan
+            && pin::pin_current_thread(&p.load).is_ok()
+        {
+            self.notes.push(
+                "the harness itself (its polling and /proc sampling) ran on the load tool's CPU"
+                    .into(),
+            );
+        }
         let mut results = self.results(args, command, env);
         results.pinning = plan.as_ref().map(|p| Pinning {
             server_cpus: p.server.0.clone(),
