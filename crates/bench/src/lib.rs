@@ -12,14 +12,15 @@
 //! - [`results`] (stats): the versioned results JSON, repeats with median and spread;
 //! - [`report`]: markdown tables shaped like each experiment's own, and an SVG chart.
 //!
-//! The commands themselves: [`list`], [`verify`], [`run`](mod@run); [`progress`] and
-//! [`table`] are their terminal output.
+//! The commands themselves: [`list`], [`verify`], [`run`](mod@run); [`progress`], [`table`]
+//! and [`out`] are their terminal output.
 #![deny(missing_docs)]
 
 pub mod cli;
 pub mod experiments;
 pub mod list;
 pub mod load;
+pub mod out;
 pub mod pin;
 pub mod procs;
 pub mod progress;

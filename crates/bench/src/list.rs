@@ -46,7 +46,7 @@ pub fn run(env: &Env) -> anyhow::Result<()> {
             clip(&s.style, 60),
         ]);
     }
-    print!("{t}");
+    crate::out::text(&t);
     Ok(())
 }
 

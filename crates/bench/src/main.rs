@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use bench::cli::{Cli, Cmd};
 use bench::servers::Env;
 use bench::signals::{self, Interrupted};
-use bench::{list, procs, run, verify};
+use bench::{list, procs, run, say, verify};
 
 fn main() -> ExitCode {
     let cli: Cli = match contract::config::parse_args() {
@@ -52,8 +52,8 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
             let mut command = vec!["bench".to_string()];
             command.extend(argv.into_iter().skip(1));
             let outcome = run::run(&env, &a, command)?;
-            println!("results: {}", outcome.path.display());
-            println!(
+            say!("results: {}", outcome.path.display());
+            say!(
                 "report: cargo run --release -p bench -- report {}",
                 outcome.path.display()
             );
@@ -74,7 +74,7 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
         Cmd::Report(a) => {
             for file in &a.files {
                 let (md, svg) = bench::report::write_beside(file)?;
-                println!("{}: {} and {}", file.display(), md.display(), svg.display());
+                say!("{}: {} and {}", file.display(), md.display(), svg.display());
             }
             Ok(())
         }

@@ -64,7 +64,7 @@ pub fn list() {
             shape.join(", "),
         ]);
     }
-    print!("{t}");
+    crate::out::text(&t);
 }
 
 /// Runs `bench run` as `args` says; `command` is the harness's own argv, for the JSON.
@@ -135,12 +135,15 @@ fn choose<'m>(
             if !s.experiments.iter().any(|e| e == exp.manifest_id) {
                 continue;
             }
-            if let Some(path) = unserved(s, steps) {
-                println!("skip {}: it does not serve {path}", s.name);
+            let missing = unserved(s, steps);
+            if served(s, steps).is_empty() {
+                crate::say!("skip {}: it does not serve {}", s.name, missing.join(", "));
                 continue;
             }
             match servers::availability(s, env) {
-                Availability::Missing(why) => println!("skip {}: cannot run here: {why}", s.name),
+                Availability::Missing(why) => {
+                    crate::say!("skip {}: cannot run here: {why}", s.name)
+                }
                 _ => out.push(s),
             }
         }
@@ -165,7 +168,7 @@ fn choose<'m>(
     Ok(out)
 }
 
-/// The entry `name`, which must serve every step's endpoint.
+/// The entry `name`, which must serve at least one step's endpoint.
 fn find_serving<'m>(
     manifest: &'m manifest::Manifest,
     name: &str,
@@ -175,18 +178,38 @@ fn find_serving<'m>(
     let s = servers::select(manifest, &[name.to_string()], |_| true)?
         .pop()
         .ok_or_else(|| anyhow!("unknown server {name:?}"))?;
-    if let Some(path) = unserved(s, steps) {
-        bail!("{name} does not serve {path}, which {} requests", exp.id);
+    if served(s, steps).is_empty() {
+        bail!(
+            "{name} does not serve {}, which {} requests",
+            unserved(s, steps).join(", "),
+            exp.id
+        );
     }
     Ok(s)
 }
 
-/// The first step endpoint (path without query) that `server` does not serve.
-fn unserved<'s>(server: &Server, steps: &'s [Step]) -> Option<&'s str> {
+fn path(step: &Step) -> &str {
+    step.endpoint.split('?').next().unwrap_or(&step.endpoint)
+}
+
+/// The steps whose endpoint `server` serves (servers.toml `endpoints`).
+fn served(server: &Server, steps: &[Step]) -> Vec<Step> {
     steps
         .iter()
-        .map(|s| s.endpoint.split('?').next().unwrap_or(&s.endpoint))
-        .find(|p| !server.serves(p))
+        .filter(|s| server.serves(path(s)))
+        .cloned()
+        .collect()
+}
+
+/// The step endpoints (paths without query) that `server` does not serve, each once.
+fn unserved<'s>(server: &Server, steps: &'s [Step]) -> Vec<&'s str> {
+    let mut out: Vec<&str> = Vec::new();
+    for p in steps.iter().map(path) {
+        if !server.serves(p) && !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    out
 }
 
 /// The load of a step's measured run.
@@ -235,9 +258,11 @@ struct Planned {
     notes: Vec<String>,
 }
 
-/// Where to drive load and how the server is watched.
+/// Where to drive load, which steps, and how the server is watched.
 struct Subject<'a> {
     addr: SocketAddr,
+    /// The steps it serves.
+    steps: &'a [Step],
     /// The server's PID, when the harness started it (then it is sampled and watched).
     running: Option<&'a mut Running>,
 }
@@ -293,8 +318,8 @@ impl Planned {
         }
     }
 
-    fn step_results(&self) -> Vec<StepResult> {
-        self.steps
+    fn step_results(steps: &[Step]) -> Vec<StepResult> {
+        steps
             .iter()
             .map(|s| StepResult {
                 step: s.id.clone(),
@@ -325,7 +350,7 @@ impl Planned {
         }
         let mut progress = Progress::new();
         if env.builds() {
-            println!("building {} (cargo build --release)", packages.join(", "));
+            crate::say!("building {} (cargo build --release)", packages.join(", "));
             progress.phase("cargo build --release".into(), None);
         }
         servers::build(env, &packages, || progress.tick())?;
@@ -372,6 +397,7 @@ impl Planned {
             );
         }
         let mut results = self.results(args, command, env);
+        let mut server_steps: Vec<Vec<Step>> = Vec::new();
         results.pinning = plan.as_ref().map(|p| Pinning {
             server_cpus: p.server.0.clone(),
             load_cpus: p.load.0.clone(),
@@ -382,9 +408,21 @@ impl Planned {
             {
                 results.versions.insert(rt.clone(), v);
             }
+            let steps = served(s, &self.steps);
+            let missing = unserved(s, &self.steps);
+            if !missing.is_empty() {
+                let note = format!(
+                    "{} does not serve {}: only its other steps ran",
+                    s.name,
+                    missing.join(", ")
+                );
+                crate::say!("{note}");
+                results.notes.push(note);
+            }
             let mut entry = ServerResult::new(s, Vec::new());
-            entry.steps = self.step_results();
+            entry.steps = Self::step_results(&steps);
             results.servers.push(entry);
+            server_steps.push(steps);
         }
         let total = self.exp.estimate(self.quick) * (chosen.len() as u32) * self.repeat;
         progress.run_length(total);
@@ -400,6 +438,7 @@ impl Planned {
                 let addr = running.addr;
                 let subject = Subject {
                     addr,
+                    steps: &server_steps[i],
                     running: Some(&mut running),
                 };
                 let failed = self.steps_of(
@@ -440,7 +479,7 @@ impl Planned {
         if self.tool == Tool::Builtin {
             let mut progress = Progress::new();
             if env.builds() {
-                println!("building loadgen (cargo build --release)");
+                crate::say!("building loadgen (cargo build --release)");
                 progress.phase("cargo build --release".into(), None);
             }
             servers::build(env, &["loadgen".to_string()], || progress.tick())?;
@@ -467,7 +506,11 @@ impl Planned {
                 steps: Vec::new(),
             },
         };
-        entry.steps = self.step_results();
+        let steps = match server {
+            Some(s) => served(s, &self.steps),
+            None => self.steps.clone(),
+        };
+        entry.steps = Self::step_results(&steps);
         results.servers.push(entry);
         let mut progress = Progress::new();
         progress.run_length(self.exp.estimate(self.quick) * self.repeat);
@@ -476,6 +519,7 @@ impl Planned {
             let label = format!("{base} r{r}/{}", self.repeat);
             let subject = Subject {
                 addr: target.addr,
+                steps: &steps,
                 running: None,
             };
             let failed = self.steps_of(
@@ -506,8 +550,9 @@ impl Planned {
         let load_cpus = plan.map(|p| &p.load);
         let mut problems = Vec::new();
         let mut keepalive: Option<Result<(), String>> = None;
-        let n = self.steps.len();
-        for (k, (step, result)) in self.steps.iter().zip(out.iter_mut()).enumerate() {
+        let steps = subject.steps;
+        let n = steps.len();
+        for (k, (step, result)) in steps.iter().zip(out.iter_mut()).enumerate() {
             signals::check()?;
             if let Some(running) = subject.running.as_deref_mut()
                 && !running.alive()
@@ -732,5 +777,5 @@ fn print_summary(results: &Results) {
             ]);
         }
     }
-    print!("{t}");
+    crate::out::text(&t);
 }

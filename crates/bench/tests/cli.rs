@@ -644,3 +644,22 @@ fn verify_prints_the_fairness_table_and_fails_on_a_wrong_server() {
     assert!(line.contains("core.hello.get"), "{line}");
     fs::remove_dir_all(&fake).ok();
 }
+
+#[test]
+fn a_closed_stdout_is_not_a_panic() {
+    let bins = bin_dir();
+    let mut child = Command::new(BENCH)
+        .args(["verify", "server-prebuilt", "--bin-dir"])
+        .arg(&bins)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start bench");
+    // The reader goes away at once, as `| head -0` would.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait for bench");
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{:?}: {err}", out.status);
+    assert!(!err.contains("panicked"), "{err}");
+}
