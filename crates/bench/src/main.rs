@@ -14,6 +14,8 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(code) => return code,
     };
+    // Load tools inherit it: wrk and ab do not raise their own limit for 10,000 connections.
+    let _ = contract::net::raise_nofile_limit();
     if let Err(e) = signals::install() {
         eprintln!("bench: cannot install the signal handlers: {e}");
         return ExitCode::FAILURE;

@@ -672,6 +672,8 @@ impl Planned {
         dir: &Path,
         problems: Vec<String>,
     ) -> anyhow::Result<Outcome> {
+        // A signal that came while the last server stopped still means: no results.
+        signals::check()?;
         for s in &mut results.servers {
             for step in &mut s.steps {
                 step.finish();
