@@ -181,7 +181,8 @@ if [ "$offline" = 1 ]; then
     pkgs=()
     for v in "${selected[@]}"; do pkgs+=(-p "$v"); done
     echo "images.sh: static release build of ${selected[*]} (target dir target/static)"
-    RUSTFLAGS='-C target-feature=+crt-static' CARGO_TARGET_DIR=target/static \
+    # CARGO_ENCODED_RUSTFLAGS, when set, would win over RUSTFLAGS.
+    env -u CARGO_ENCODED_RUSTFLAGS RUSTFLAGS='-C target-feature=+crt-static' CARGO_TARGET_DIR=target/static \
         cargo build --release --locked --target "$triple" "${pkgs[@]}" \
         || die "the static release build failed"
     bindir="target/static/$triple/release"

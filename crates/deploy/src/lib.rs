@@ -104,6 +104,7 @@ pub fn static_build(packages: &[&str]) -> Result<PathBuf, String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(&root)
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
         .env("RUSTFLAGS", "-C target-feature=+crt-static")
         .env("CARGO_TARGET_DIR", STATIC_TARGET_DIR)
         .args(["build", "--release", "--locked", "--target", TRIPLE]);
