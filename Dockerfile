@@ -9,12 +9,14 @@
 # machines that cannot pull the base images below.
 #
 # Stage 1 builds the variant's release binary with the workspace's one release profile, in
-# the official Rust image at the workspace's rust-version (Debian bookworm, glibc 2.36).
+# the official Rust image at the workspace's rust-version (Debian bookworm, glibc 2.36). The
+# base images are named in full (docker.io/library/…): podman resolves no short names unless
+# its registries.conf lists search registries.
 # Stage 2 is distroless/cc on the same Debian release: glibc, libgcc_s and nothing else (no
 # shell, no package manager), run as its numeric non-root user so that Kubernetes'
 # runAsNonRoot can verify it.
 
-ARG RUST_IMAGE=rust:1.88-bookworm
+ARG RUST_IMAGE=docker.io/library/rust:1.88-bookworm
 ARG RUNTIME_IMAGE=gcr.io/distroless/cc-debian12:nonroot
 
 FROM ${RUST_IMAGE} AS build

@@ -218,7 +218,7 @@ EOF
     else
         "$engine" build -t "$image" -f Dockerfile \
             --build-arg "VARIANT=$v" --build-arg "ANALOGUE=$analogue" . \
-            || die "$engine build of $image failed"
+            || die "$engine build of $image failed (where the base images cannot be pulled, --offline needs none)"
     fi
     built+=("$image")
 done
