@@ -648,6 +648,19 @@ impl Planned {
                 run.cpu_us_per_request =
                     (run.requests > 0).then(|| round3(u.cpu_s * 1e6 / run.requests as f64));
             }
+            // A run that got no answer measured nothing (e.g. a load host out of ephemeral
+            // ports spends the whole step in connect()): its zeros are not a result.
+            let e = &run.errors;
+            let failed = e.connect + e.read + e.write + e.timeout;
+            if run.requests.saturating_sub(failed) == 0 {
+                let why = format!(
+                    "{} got no answer in the measured window ({} requests, {failed} socket errors)",
+                    self.tool.name(),
+                    run.requests
+                );
+                invalidate(result, &why);
+                problems.push(format!("{} {}: {why}", step.endpoint, step.id));
+            }
             if let Some(running) = subject.running.as_deref_mut()
                 && !running.alive()
             {

@@ -587,6 +587,50 @@ fn target_drives_a_running_server_without_starting_or_sampling() {
 }
 
 #[test]
+fn a_step_that_gets_no_answer_is_invalid() {
+    // A server that accepts every connection and closes it unanswered: each request fails at
+    // once, so the step's counts are all failures and measure nothing.
+    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let bins = bin_dir();
+    let out_dir = scratch("no-answer");
+    let mute = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", mute.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for conn in mute.incoming() {
+            drop(conn);
+        }
+    });
+    let out = Command::new(BENCH)
+        .args(["run", "e2", "--quick", "--repeat", "1", "--target", &url])
+        .arg("--bin-dir")
+        .arg(&bins)
+        .arg("--results-dir")
+        .arg(&out_dir)
+        .output()
+        .expect("run bench");
+    let stderr = text(&out.stderr);
+    assert!(!out.status.success(), "a run that measured nothing passed");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("got no answer"), "{stderr}");
+    let file = fs::read_dir(&out_dir)
+        .unwrap()
+        .next()
+        .expect("the results are still written")
+        .unwrap()
+        .path();
+    let r = Results::load(&file).unwrap();
+    let step = &r.servers[0].steps[0];
+    assert!(!step.valid, "{step:?}");
+    assert!(
+        step.invalid_reason
+            .as_deref()
+            .is_some_and(|w| w.contains("got no answer")),
+        "{step:?}"
+    );
+    fs::remove_dir_all(&out_dir).ok();
+}
+
+#[test]
 fn verify_prints_the_fairness_table_and_fails_on_a_wrong_server() {
     let bins = bin_dir();
     let out = Command::new(BENCH)
