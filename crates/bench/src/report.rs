@@ -15,7 +15,7 @@
 //! [`svg`] draws requests/s and p99 per server and step as two panels of grouped bars.
 //! [`write_beside`] writes both next to a results file.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::{self, Write as _};
 use std::fs;
 use std::io;
@@ -440,19 +440,39 @@ fn invalid(out: &mut String, r: &Results) {
 }
 
 fn caveats(out: &mut String, r: &Results) {
-    let notes: BTreeSet<&str> = r
-        .servers
-        .iter()
-        .flat_map(|s| &s.steps)
-        .flat_map(|st| st.median.iter().chain(&st.repeats))
-        .flat_map(|run| &run.notes)
-        .map(String::as_str)
-        .filter(|n| !n.contains(" aborted at the deadline"))
-        .collect();
+    // Each note once, with the steps it came from (server, endpoint, step) unless it applies
+    // to every step: "loadgen was busy" on three steps of twenty says where the tool may have
+    // set the pace.
+    let mut notes: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    let mut all_steps = 0;
+    for s in &r.servers {
+        for st in &s.steps {
+            all_steps += 1;
+            let place = format!("{} {} {}", s.name, st.endpoint, st.step);
+            for n in st
+                .median
+                .iter()
+                .chain(&st.repeats)
+                .flat_map(|run| &run.notes)
+                .filter(|n| !n.contains(" aborted at the deadline"))
+            {
+                notes.entry(n.as_str()).or_default().insert(place.clone());
+            }
+        }
+    }
     if !notes.is_empty() {
-        let _ = writeln!(out, "## What the tool could not measure exactly\n");
-        for n in notes {
-            let _ = writeln!(out, "- {n}");
+        let _ = writeln!(
+            out,
+            "## What the tool could not measure exactly
+"
+        );
+        for (n, places) in notes {
+            if places.len() == all_steps {
+                let _ = writeln!(out, "- {n}");
+            } else {
+                let list: Vec<&str> = places.iter().map(String::as_str).collect();
+                let _ = writeln!(out, "- {n} ({})", list.join("; "));
+            }
         }
         out.push('\n');
     }

@@ -386,7 +386,7 @@ impl Planned {
             }
         }
         self.notes.push(
-            "server RSS is the sum over its process tree (supervisor and workers); server CPU is utime+stime of that tree from /proc over the tool's whole run, start-up included".into(),
+            "server RSS is the sum over its process tree (supervisor and workers); server CPU is the time on a CPU of every thread of that tree (/proc/PID/task/TID/schedstat, ns) over the tool's whole run, start-up included".into(),
         );
         if let Some(p) = &plan
             && pin::pin_current_thread(&p.load).is_ok()
