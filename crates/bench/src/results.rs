@@ -226,7 +226,7 @@ pub struct Run {
 }
 
 /// A latency summary, microseconds. A field is `None` when the tool does not report it (wrk
-/// `--latency` and the built-in generator have no p95; k6 by default no p99).
+/// `--latency` has no p95; k6 by default no p99).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Latency {
     /// Mean.

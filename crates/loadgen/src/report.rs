@@ -163,6 +163,10 @@ pub struct Latency {
     pub p75_us: u64,
     /// 90th percentile.
     pub p90_us: u64,
+    /// 95th percentile (E1's articles report p95; absent, so 0, in reports written before
+    /// it was added).
+    #[serde(default)]
+    pub p95_us: u64,
     /// 99th percentile.
     pub p99_us: u64,
     /// 99.9th percentile.
@@ -187,6 +191,7 @@ impl Latency {
             p50_us: h.value_at_quantile(0.50),
             p75_us: h.value_at_quantile(0.75),
             p90_us: h.value_at_quantile(0.90),
+            p95_us: h.value_at_quantile(0.95),
             p99_us: h.value_at_quantile(0.99),
             p99_9_us: h.value_at_quantile(0.999),
             max_us: h.max(),

@@ -24,6 +24,7 @@ fn percentiles_follow_a_known_delay_distribution() {
     assert!(within(ms(l.p50_us), 5.0), "{l:?}");
     assert!(within(ms(l.p75_us), 8.0), "{l:?}");
     assert!(within(ms(l.p90_us), 9.0), "{l:?}");
+    assert!(l.p90_us <= l.p95_us && l.p95_us <= l.p99_us, "{l:?}");
     assert!(within(ms(l.p99_us), 10.0), "{l:?}");
     assert!(within(l.mean_us / 1000.0, 5.5), "{l:?}");
     assert!(l.stdev_us > 2_500.0 && l.stdev_us < 3_500.0, "{l:?}");

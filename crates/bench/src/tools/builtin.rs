@@ -1,7 +1,7 @@
 //! The built-in generator: `loadgen URL -c N [-d D] [-n N] --mode M [--timeout T] [-H …]
 //! [--warmup W] --json --no-progress`, and its `loadgen.report/1` JSON.
 //!
-//! It does every mode and both bounds. Its latency summary has p50/p75/p90/p99/p99.9, no p95.
+//! It does every mode and both bounds. Its latency summary has p50/p75/p90/p95/p99/p99.9.
 //! When one of its threads was busy nearly all the time the run's notes say the generator,
 //! not the server, may have set the pace.
 
@@ -54,15 +54,20 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
     }
     let r = report.result;
     let e = r.errors;
-    let mut notes = vec!["loadgen reports p50/p75/p90/p99/p99.9: no p95".to_string()];
+    let l = &r.latency;
+    let has = l.count > 0;
+    // A report from before loadgen had p95 says 0 there: not a measurement.
+    let p95 = (has && l.p95_us > 0).then_some(l.p95_us);
+    let mut notes = Vec::new();
+    if has && p95.is_none() {
+        notes.push("this loadgen report has no p95".to_string());
+    }
     if r.cpu.generator_bound {
         notes.push(format!(
             "loadgen was busy: a worker thread used {:.0} % of a CPU, so it may have set the pace",
             r.cpu.max_thread_utilisation * 100.0
         ));
     }
-    let l = &r.latency;
-    let has = l.count > 0;
     Ok(Run {
         requests: r.requests,
         duration_s: finite(r.duration_s),
@@ -73,7 +78,7 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
             mean: has.then_some(l.mean_us).filter(|m| m.is_finite()),
             p50: has.then_some(l.p50_us),
             p90: has.then_some(l.p90_us),
-            p95: None,
+            p95,
             p99: has.then_some(l.p99_us),
             max: has.then_some(l.max_us).and_then(|m| us(m as f64)),
         },
@@ -147,8 +152,20 @@ mod tests {
         assert_eq!(r.latency_us.p50, v["result"]["latency"]["p50_us"].as_u64());
         assert_eq!(r.latency_us.p99, v["result"]["latency"]["p99_us"].as_u64());
         assert_eq!(r.latency_us.max, v["result"]["latency"]["max_us"].as_u64());
+        // Recorded before loadgen reported p95: no p95, and a note says so.
         assert_eq!(r.latency_us.p95, None);
+        assert!(
+            r.notes.iter().any(|n| n.contains("no p95")),
+            "{:?}",
+            r.notes
+        );
         assert_eq!(r.errors, Errors::default());
+        // The same report with a p95, as loadgen writes it now.
+        let mut v = v;
+        v["result"]["latency"]["p95_us"] = serde_json::json!(1234);
+        let r = Tool::Builtin.parse(&v.to_string(), "").unwrap();
+        assert_eq!(r.latency_us.p95, Some(1234));
+        assert!(!r.notes.iter().any(|n| n.contains("p95")), "{:?}", r.notes);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! [`Tool::parse`] turns the tool's stdout (and stderr, for context) into the results
 //! schema's [`Run`]; the server-side fields (RSS, CPU) stay `None` for the harness to fill.
 //! What a tool cannot measure exactly is said in [`Run::notes`] (ab's latencies are whole
-//! milliseconds; wrk and loadgen report no p95). Parsers never panic on any input.
+//! milliseconds; wrk reports no p95). Parsers never panic on any input.
 //!
 //! One file per tool (`builtin`, `wrk`, `ab`, `oha`, `k6`), each with `argv` and `parse`;
 //! [`ab_keepalive_ok`] (in `ab`) checks that a server honours ab's HTTP/1.0 keep-alive,
