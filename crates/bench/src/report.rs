@@ -543,42 +543,40 @@ fn error_rate(r: &Run) -> String {
 
 fn errors_cell(r: &Run) -> String {
     let e = &r.errors;
-    let parts: Vec<String> = [
+    let parts = nonzero(&[
         ("connect", e.connect),
         ("read", e.read),
         ("write", e.write),
         ("timeout", e.timeout),
         ("status", e.status),
         ("other", e.other),
-    ]
-    .iter()
-    .filter(|(_, n)| *n > 0)
-    .map(|(k, n)| format!("{k} {n}"))
-    .collect();
+    ]);
     if parts.is_empty() {
         "0".into()
     } else {
-        format!("{} ({})", e.total(), parts.join(", "))
+        format!("{} ({parts})", e.total())
     }
 }
 
 fn socket_errors(r: &Run) -> String {
     let e = &r.errors;
-    let parts: Vec<String> = [
+    let parts = nonzero(&[
         ("connect", e.connect),
         ("read", e.read),
         ("write", e.write),
         ("timeout", e.timeout),
-    ]
-    .iter()
-    .filter(|(_, n)| *n > 0)
-    .map(|(k, n)| format!("{k} {n}"))
-    .collect();
-    if parts.is_empty() {
-        "0".into()
-    } else {
-        parts.join(", ")
-    }
+    ]);
+    if parts.is_empty() { "0".into() } else { parts }
+}
+
+/// `kind n` for each kind counted at least once, comma-separated (`read 76, timeout 2`).
+fn nonzero(counts: &[(&str, u64)]) -> String {
+    counts
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A rate with thousands separators and no decimals (`81,103`).
