@@ -24,6 +24,20 @@ pub fn parse_ready_line(line: &str) -> Option<SocketAddr> {
         .ok()
 }
 
+/// Reads `stdout`'s first line (a ready line, or not) on a thread and sends it (empty at EOF),
+/// then keeps draining it, so that a later write to stdout never meets a closed pipe.
+pub fn read_first_line(stdout: impl Read + Send + 'static) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut reader = BufReader::new(stdout);
+        let mut line = String::new();
+        let _ = reader.read_line(&mut line);
+        let _ = tx.send(line);
+        let _ = io::copy(&mut reader, &mut io::sink());
+    });
+    rx
+}
+
 /// Why a server did not start.
 #[derive(Debug)]
 pub enum StartError {
@@ -88,15 +102,7 @@ impl ServerProcess {
             let _ = child.wait();
             return Err(StartError::Spawn(io::Error::other("no stdout pipe")));
         };
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            let mut line = String::new();
-            let _ = reader.read_line(&mut line);
-            let _ = tx.send(line);
-            // Keep draining, so a later write to stdout never meets a closed pipe.
-            let _ = io::copy(&mut reader.take(u64::MAX), &mut io::sink());
-        });
+        let rx = read_first_line(stdout);
         let mut guard = ServerProcess {
             child,
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
