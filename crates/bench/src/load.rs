@@ -42,11 +42,24 @@ pub fn run(
     cwd: &std::path::Path,
     cpus: Option<&CpuSet>,
     limit: Duration,
+    tick: impl FnMut(),
+) -> Result<Output, Failure> {
+    run_child(argv, cwd, cpus, limit, Duration::ZERO, tick)
+}
+
+/// [`run`] for any child the harness waits on (a load tool, or `cargo build`): `grace` is how
+/// long its group gets between SIGTERM and SIGKILL when it must be stopped.
+pub fn run_child(
+    argv: &[String],
+    cwd: &std::path::Path,
+    cpus: Option<&CpuSet>,
+    limit: Duration,
+    grace: Duration,
     mut tick: impl FnMut(),
 ) -> Result<Output, Failure> {
     let (program, args) = argv
         .split_first()
-        .ok_or_else(|| Failure::Other(anyhow!("empty tool command")))?;
+        .ok_or_else(|| Failure::Other(anyhow!("empty command")))?;
     let mut cmd = Command::new(program);
     cmd.args(args)
         .current_dir(cwd)
@@ -62,18 +75,18 @@ pub fn run(
     let mut last_tick = Instant::now();
     let status = loop {
         if let Err(e) = signals::check() {
-            procs::stop_group(&mut child, Duration::ZERO);
+            procs::stop_group(&mut child, grace);
             return Err(Failure::Other(e.into()));
         }
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) if started.elapsed() > limit => {
-                procs::stop_group(&mut child, Duration::ZERO);
+                procs::stop_group(&mut child, grace);
                 return Err(Failure::Overran(limit));
             }
             Ok(None) => {}
             Err(e) => {
-                procs::stop_group(&mut child, Duration::ZERO);
+                procs::stop_group(&mut child, grace);
                 return Err(Failure::Other(anyhow!("waiting for {program}: {e}")));
             }
         }

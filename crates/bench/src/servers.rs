@@ -7,14 +7,14 @@
 //! the packages needed. [`start`] returns a [`Running`] guard; dropping it (on success, error,
 //! or after a signal) stops the server's whole process group.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, anyhow, bail};
+use anyhow::{anyhow, bail};
 use manifest::{Manifest, Server};
 
 use crate::pin::CpuSet;
@@ -134,7 +134,7 @@ pub fn shown(path: &Path, root: &Path) -> String {
 
 /// Builds the release binaries of `packages` (`cargo build --release -p …`) unless binaries
 /// come from `--bin-dir`, in which case each must exist. `on_wait` is called while cargo runs.
-pub fn build(env: &Env, packages: &[String], mut on_wait: impl FnMut()) -> anyhow::Result<()> {
+pub fn build(env: &Env, packages: &[String], on_wait: impl FnMut()) -> anyhow::Result<()> {
     if !env.builds() {
         for p in packages {
             let bin = env.binary(p);
@@ -147,36 +147,24 @@ pub fn build(env: &Env, packages: &[String], mut on_wait: impl FnMut()) -> anyho
     if packages.is_empty() {
         return Ok(());
     }
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut cmd = Command::new(&cargo);
-    cmd.current_dir(&env.root)
-        .args(["build", "--release", "--quiet"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut argv: Vec<String> = vec![cargo, "build".into(), "--release".into(), "--quiet".into()];
     for p in packages {
-        cmd.args(["-p", p]);
+        argv.extend(["-p".to_string(), p.clone()]);
     }
-    procs::prepare(&mut cmd, None);
-    let mut child = procs::spawn(&mut cmd)
-        .with_context(|| format!("cannot run {}", cargo.to_string_lossy()))?;
-    let err = collect(child.stderr.take());
-    let status = loop {
-        if let Err(e) = signals::check() {
-            procs::stop_group(&mut child, Duration::from_secs(2));
-            return Err(e.into());
-        }
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) => {
-                on_wait();
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            Err(e) => return Err(anyhow!("waiting for cargo: {e}")),
-        }
-    };
+    // No time limit; on a signal cargo gets 2 s to stop before its group is killed.
+    let out = crate::load::run_child(
+        &argv,
+        &env.root,
+        None,
+        Duration::MAX,
+        Duration::from_secs(2),
+        on_wait,
+    )
+    .map_err(|f| f.into_error("cargo build"))?;
+    let status = out.status;
     if !status.success() {
-        let text = snapshot(&err);
+        let text = &out.stderr;
         let line = text
             .lines()
             .find(|l| l.starts_with("error"))
@@ -325,19 +313,11 @@ pub fn start(
     let mut child = procs::spawn(&mut cmd)
         .map_err(|e| anyhow!("{} did not start: cannot run {program}: {e}", server.name))?;
     let stderr = collect(child.stderr.take());
-    let (tx, rx) = mpsc::channel();
-    if let Some(stdout) = child.stdout.take() {
-        let _ = std::thread::Builder::new()
-            .name("bench-stdout".into())
-            .spawn(move || {
-                let mut reader = BufReader::new(stdout);
-                let mut line = String::new();
-                let _ = reader.read_line(&mut line);
-                let _ = tx.send(line);
-                // Keep draining, so a later write to stdout never meets a closed pipe.
-                let _ = std::io::copy(&mut reader, &mut std::io::sink());
-            });
-    }
+    let rx = match child.stdout.take() {
+        Some(stdout) => conformance::process::read_first_line(stdout),
+        // No pipe: the wait below sees a closed channel, as at EOF.
+        None => mpsc::channel().1,
+    };
     let mut running = Running {
         name: server.name.clone(),
         addr: SocketAddr::from(([127, 0, 0, 1], port)),
