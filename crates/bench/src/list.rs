@@ -25,7 +25,7 @@ pub fn run(env: &Env) -> anyhow::Result<()> {
         };
         let port = match (s.port, s.is_peer()) {
             (Some(p), _) => p.to_string(),
-            (None, false) => contract::config::DEFAULT_ADDR
+            (None, false) => serve::config::DEFAULT_ADDR
                 .rsplit(':')
                 .next()
                 .unwrap_or("8080")

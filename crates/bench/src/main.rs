@@ -10,12 +10,12 @@ use bench::signals::{self, Interrupted};
 use bench::{list, procs, run, say, verify};
 
 fn main() -> ExitCode {
-    let cli: Cli = match contract::config::parse_args() {
+    let cli: Cli = match serve::config::parse_args() {
         Ok(cli) => cli,
         Err(code) => return code,
     };
     // Load tools inherit it: wrk and ab do not raise their own limit for 10,000 connections.
-    let _ = contract::net::raise_nofile_limit();
+    let _ = serve::net::raise_nofile_limit();
     if let Err(e) = signals::install() {
         eprintln!("bench: cannot install the signal handlers: {e}");
         return ExitCode::FAILURE;

@@ -314,7 +314,7 @@ pub fn start(
         .map_err(|e| anyhow!("{} did not start: cannot run {program}: {e}", server.name))?;
     let stderr = collect(child.stderr.take());
     let rx = match child.stdout.take() {
-        Some(stdout) => conformance::process::read_first_line(stdout),
+        Some(stdout) => serve::process::read_first_line(stdout),
         // No pipe: the wait below sees a closed channel, as at EOF.
         None => mpsc::channel().1,
     };
@@ -340,7 +340,7 @@ pub fn start(
             Err(mpsc::RecvTimeoutError::Disconnected) => break String::new(),
         }
     };
-    if let Some(addr) = conformance::process::parse_ready_line(&line) {
+    if let Some(addr) = serve::ready::parse(&line) {
         running.addr = addr;
         return Ok(running);
     }
@@ -350,7 +350,10 @@ pub fn start(
     let why = match (status, line.trim()) {
         (Some(s), "") => format!("it exited before it was ready ({s})"),
         (None, "") => "it closed its stdout without a ready line".to_string(),
-        (_, l) => format!("expected `listening on http://HOST:PORT` as its first line, got {l:?}"),
+        (_, l) => format!(
+            "expected `{}HOST:PORT` as its first line, got {l:?}",
+            serve::ready::PREFIX
+        ),
     };
     match running.last_stderr() {
         Some(err) => bail!("{} did not start: {why}: {err}", server.name),

@@ -529,7 +529,7 @@ fn target_drives_a_running_server_without_starting_or_sampling() {
     let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
     let bins = bin_dir();
     let out_dir = scratch("target");
-    let server = conformance::process::ServerProcess::start(bins.join("server-prebuilt"), &[])
+    let server = serve::process::ServerProcess::start(bins.join("server-prebuilt"), &[])
         .expect("start server-prebuilt");
     let url = format!("http://{}", server.addr());
     let (out, seen, _) = run_watched(

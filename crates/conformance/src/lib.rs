@@ -11,7 +11,6 @@
 //! - `checks`: the registry ([`checks()`]) and one module per group;
 //! - `runner`: scheduling (fast checks on a small thread pool, slow ones concurrently);
 //! - [`report`]: outcomes, the printed report and its summary line;
-//! - [`process`]: a server binary as a child process (ready line, signals, kill on drop);
 //! - [`suite`]: what every server crate's tests run against its binary, with the exceptions
 //!   `servers.toml` documents for it.
 //!
@@ -26,7 +25,6 @@
 
 mod checks;
 mod expect;
-pub mod process;
 pub mod report;
 mod runner;
 pub mod suite;

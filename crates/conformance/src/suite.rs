@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use crate::process::{READY_TIMEOUT, ServerProcess, StartError};
 use crate::{Group, Options, Outcome, Target};
+use serve::process::{READY_TIMEOUT, ServerProcess, StartError};
 
 /// One peer of `servers.toml` and the workspace root its command runs from.
 #[derive(Debug, Clone)]

@@ -52,6 +52,13 @@ impl Response {
             .map(|(_, v)| v.as_str())
     }
 
+    /// The length of its head: status line and fields through the first CRLF CRLF (all of
+    /// `raw` when there is none).
+    pub fn head_len(&self) -> usize {
+        let end = self.raw.windows(4).position(|w| w == b"\r\n\r\n");
+        end.map_or(self.raw.len(), |i| i + 4)
+    }
+
     /// Whether the connection field lists the token `close` (case-insensitive).
     pub fn says_close(&self) -> bool {
         self.headers_named("connection")
@@ -158,6 +165,19 @@ impl fmt::Display for WireError {
 }
 
 impl std::error::Error for WireError {}
+
+/// Parses `bytes` as exactly one complete response, nothing before or after it: the check a
+/// unit test makes of a response it built (`head`: the request was HEAD, so no body follows).
+pub fn parse_exact(bytes: &[u8], head: bool) -> Result<Response, String> {
+    match parse_response(bytes, head, false)? {
+        Some((r, used)) if used == bytes.len() => Ok(r),
+        Some((_, used)) => Err(format!(
+            "{} bytes after the response's {used}",
+            bytes.len() - used
+        )),
+        None => Err(format!("an incomplete response ({} bytes)", bytes.len())),
+    }
+}
 
 /// Parses one response from the start of `buf`.
 ///

@@ -11,26 +11,21 @@
 //! - [`scenario`]: the work behind the event-loop scenarios;
 //! - [`json`]: the JSON bodies as serde types, for the framework variants;
 //! - [`response`]: response heads and whole prebuilt responses, derived from the bodies;
-//! - [`date`]: the `Date` value, cached and refreshed once a second without data races;
-//! - [`config`]: `--addr`, `--workers`, `ADDR`, `PORT`, `AUTH_TOKEN`;
-//! - [`net`]: binding listeners (SO_REUSEPORT, backlog), the ready line, RLIMIT_NOFILE;
-//! - [`signal`]: the SIGINT/SIGTERM shutdown future;
-//! - [`workers`]: one thread and one current-thread runtime per listener, until a signal.
+//! - [`date`]: the `Date` value, cached and refreshed once a second without data races.
+//!
+//! How a server starts, listens, announces itself and stops (flags, binding, the ready line,
+//! signals, workers) is not the wire contract: that is the `serve` crate. This crate depends on
+//! no runtime, so any server, in any style, can take its bytes.
 #![deny(missing_docs)]
 
 pub mod auth;
 pub mod body;
-pub mod config;
 pub mod date;
 pub mod json;
-pub mod net;
 pub mod peer;
 pub mod query;
 pub mod response;
 pub mod route;
 pub mod scenario;
-pub mod signal;
-pub mod workers;
 
-pub use config::{Config, ServerArgs};
 pub use route::{Endpoint, Method, Route};

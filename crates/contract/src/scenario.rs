@@ -1,7 +1,8 @@
 //! The work behind the event-loop scenarios, the Rust analogue of the Node.js experiment (E4).
 //!
-//! The CPU loop is plain Rust; the rest runs on the tokio runtime of the calling task, so
-//! every tokio-based variant shares one implementation.
+//! What each scenario does, as numbers, and the CPU loop of `/api/sync` as plain Rust. The
+//! parts that need a runtime (the timer, the blocking pool, the task chain) are in the `serve`
+//! crate's `scenario` module, shared by every tokio-based variant.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -30,44 +31,6 @@ pub fn sync_sum() -> u64 {
     sum
 }
 
-/// `/api/async`: waits [`ASYNC_DELAY`] without blocking the thread.
-pub async fn wait_async() {
-    tokio::time::sleep(ASYNC_DELAY).await;
-}
-
-/// `/api/sync-offload`: [`sync_sum`] on the runtime's blocking pool.
-pub async fn sync_offload() -> u64 {
-    tokio::task::spawn_blocking(sync_sum)
-        .await
-        .unwrap_or_else(|_| sync_sum())
-}
-
-/// `/api/nexttick`: a chain of [`NEXTTICK_CHAIN`] tasks, each spawning the next; resolves
-/// when the last has run.
-pub async fn nexttick_chain() {
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    link(NEXTTICK_CHAIN, tx);
-    let _ = rx.await;
-}
-
-fn link(left: u32, done: tokio::sync::oneshot::Sender<()>) {
-    tokio::spawn(async move {
-        if left <= 1 {
-            let _ = done.send(());
-        } else {
-            link(left - 1, done);
-        }
-    });
-}
-
-/// `/api/timer`: spawns [`TIMER_TASKS`] tasks that each sleep for zero time, without
-/// waiting for them.
-pub fn spawn_timers() {
-    for _ in 0..TIMER_TASKS {
-        tokio::spawn(tokio::time::sleep(Duration::ZERO));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,15 +43,5 @@ mod tests {
                 .unwrap()
                 .contains(&sync_sum().to_string())
         );
-    }
-
-    #[tokio::test(flavor = "current_thread")]
-    async fn chain_and_timers_complete() {
-        nexttick_chain().await;
-        spawn_timers();
-        let start = std::time::Instant::now();
-        wait_async().await;
-        assert!(start.elapsed() >= ASYNC_DELAY);
-        assert_eq!(sync_offload().await, 49_999_995_000_000);
     }
 }

@@ -308,10 +308,7 @@ impl Container {
         let deadline = Instant::now() + limit;
         loop {
             let logs = self.logs();
-            if let Some(addr) = logs
-                .lines()
-                .find_map(conformance::process::parse_ready_line)
-            {
+            if let Some(addr) = logs.lines().find_map(serve::ready::parse) {
                 return Ok(addr);
             }
             if let Ok(State { running: false, .. }) = self.state() {

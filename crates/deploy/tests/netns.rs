@@ -12,10 +12,10 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use conformance::process::{READY_TIMEOUT, ServerProcess};
 use deploy::{
     Netns, TempDir, in_netns, note, on_path, output, show, skip, static_build, veth_pair,
 };
+use serve::process::{READY_TIMEOUT, ServerProcess};
 
 const TEST: &str = "deploy::netns";
 const SERVER_IP: &str = "10.201.0.1";

@@ -11,9 +11,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use conformance::wire::{Conn, Response};
-use contract::Config;
 use contract::route::Endpoint;
 use manifest::{Manifest, Server};
+use serve::Config;
 
 /// A server running in this process, on a thread of its own, until the process ends.
 struct Running {
@@ -29,34 +29,22 @@ fn config(addr: SocketAddr) -> Config {
 }
 
 fn listener() -> TcpListener {
-    contract::net::bind("127.0.0.1:0".parse().unwrap(), false).expect("bind 127.0.0.1:0")
+    serve::net::bind("127.0.0.1:0".parse().unwrap(), false).expect("bind 127.0.0.1:0")
 }
 
-/// Runs a tokio-based variant's `serve` on a current-thread runtime of its own thread.
+/// Runs a tokio-based variant's `serve` in the background (serve's own helper: a thread with a
+/// current-thread runtime), until the process ends.
 fn start_tokio<F, Fut>(serve: F) -> Running
 where
-    F: FnOnce(tokio::net::TcpListener, Arc<Config>, contract::signal::Shutdown) -> Fut
+    F: FnOnce(tokio::net::TcpListener, Arc<Config>, serve::signal::Shutdown) -> Fut
         + Send
         + 'static,
-    Fut: std::future::Future<Output = ()>,
+    Fut: std::future::Future<Output = ()> + 'static,
 {
-    let l = listener();
-    let addr = l.local_addr().unwrap();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
-            let l = tokio::net::TcpListener::from_std(l).unwrap();
-            serve(
-                l,
-                Arc::new(config(addr)),
-                contract::signal::Shutdown::never(),
-            )
-            .await;
-        });
-    });
+    let server = serve::workers::Background::local(serve).expect("serve in the background");
+    let addr = server.addr();
+    // Dropping it would stop it; it ends with the process.
+    std::mem::forget(server);
     Running { addr }
 }
 

@@ -76,7 +76,7 @@ impl From<ConfigError> for Error {
 /// Blocks until the run ends: `-n` requests answered or failed, or the duration over.
 pub fn run(config: &Config) -> Result<RunResult, Error> {
     config.validate()?;
-    let _ = contract::net::raise_nofile_limit();
+    let _ = serve::net::raise_nofile_limit();
     let plan = Arc::new(Plan::new(config));
     let counters: Vec<Arc<Progress>> = (0..config.threads).map(|_| Arc::default()).collect();
     let mut handles = Vec::with_capacity(config.threads);

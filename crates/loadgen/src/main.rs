@@ -9,9 +9,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use contract::config::{self, fail};
 use loadgen::config::{parse_duration, parse_stages};
 use loadgen::{Config, Load, Mode, Report, Stage};
+use serve::config::{self, fail};
 
 /// An HTTP/1.1 load generator (closed, open and staged load; keep-alive, new-connection,
 /// HTTP/1.0 and pipelined modes).

@@ -25,20 +25,17 @@ pub const GROUPS: [&str; 5] = ["core", "connection", "bad-input", "scenarios", "
 pub const EXPERIMENTS: [&str; 5] = ["E1", "E2", "E3", "E4", "E5"];
 
 /// The endpoint paths of CONTRACT.md a server may list in `endpoints`: the contract's own
-/// endpoints, then the event-loop scenarios.
-pub const ENDPOINTS: [&str; 11] = [
-    "/",
-    "/api/hello",
-    "/hello",
-    "/my/ip",
-    "/api",
-    "/api/private",
-    "/api/async",
-    "/api/sync",
-    "/api/sync-offload",
-    "/api/nexttick",
-    "/api/timer",
-];
+/// endpoints, then the event-loop scenarios, in [`contract::Endpoint::ALL`]'s order and
+/// derived from it, so the two lists cannot drift apart.
+pub const ENDPOINTS: [&str; contract::Endpoint::ALL.len()] = {
+    let mut paths = [""; contract::Endpoint::ALL.len()];
+    let mut i = 0;
+    while i < paths.len() {
+        paths[i] = contract::Endpoint::ALL[i].path();
+        i += 1;
+    }
+    paths
+};
 
 /// The placeholders a peer's `command` may use (see [`Server::argv`]).
 pub const PLACEHOLDERS: [&str; 5] = ["{addr}", "{host}", "{port}", "{root}", "{cpus}"];
@@ -411,6 +408,19 @@ fn on_path(name: &str) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn endpoints_are_the_contracts_paths_scenarios_last() {
+        assert_eq!(ENDPOINTS.len(), contract::Endpoint::ALL.len());
+        for (path, e) in ENDPOINTS.iter().zip(contract::Endpoint::ALL) {
+            assert_eq!(
+                contract::Endpoint::from_path(path.as_bytes(), true),
+                Some(e)
+            );
+        }
+        let first_scenario = ENDPOINTS.iter().position(|p| p.starts_with("/api/async"));
+        assert_eq!(first_scenario, Some(6), "{ENDPOINTS:?}");
+    }
 
     const OK: &str = r#"
         [[server]]

@@ -14,7 +14,8 @@ use actix_web::middleware::from_fn;
 use actix_web::{App, Error, HttpRequest, HttpResponse, Responder, Route, guard, web};
 use contract::json::{self, HELLO, Message, Outcome};
 use contract::route::Endpoint;
-use contract::{Config, body, peer, query, scenario};
+use contract::{body, peer, query};
+use serve::{Config, scenario};
 
 use crate::middleware::{Token, request_cycle, require_bearer};
 

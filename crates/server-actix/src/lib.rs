@@ -23,8 +23,8 @@ use std::time::Duration;
 use actix_web::HttpServer;
 use actix_web::dev::Server;
 use actix_web::http::KeepAlive;
-use contract::Config;
 use contract::body::{HEAD_TIMEOUT, SHUTDOWN_GRACE};
+use serve::Config;
 
 pub use app::app;
 

@@ -9,8 +9,8 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use contract::config::{self, fail};
-use contract::{ServerArgs, net, signal};
+use serve::config::{self, fail};
+use serve::{ServerArgs, net, ready, signal};
 
 /// The actix-web variant (actix-web 4 with middleware, the Fastify analogue).
 #[derive(Parser, Debug)]
@@ -59,7 +59,7 @@ fn main() -> ExitCode {
         let signals = signal::recv_registered()?;
         let server = server_actix::server(listener, &config)?;
         let handle = server.handle();
-        net::announce(local)?;
+        ready::announce(local)?;
         actix_web::rt::spawn(async move {
             signals.recv().await;
             handle.stop(true).await;

@@ -20,7 +20,8 @@ use axum::response::IntoResponse;
 use axum::routing::{MethodRouter, get};
 use contract::json::{self, HELLO, Message, Outcome};
 use contract::route::Endpoint;
-use contract::{Config, body, peer, query, scenario};
+use contract::{body, peer, query};
+use serve::{Config, scenario};
 
 use crate::middleware::{Token, request_cycle, require_bearer};
 

@@ -7,7 +7,7 @@
 //! - [`middleware`]: the tower layers: the Bearer-token check of `/api/private` (the E1
 //!   middleware analogue) and the request cycle every request passes through (body discard,
 //!   the `connection: close` of HTTP/1.0 and of error answers; the `express.json()` analogue);
-//! - [`serve`] (this file): the accept loop of one worker and the per-connection task.
+//! - [`serve`](fn@serve) (this file): the accept loop of one worker and the per-connection task.
 //!
 //! `axum::serve` cannot set hyper's connection options (it keeps hyper's 30 s header timeout,
 //! which would close idle keep-alive connections, and its ~400 KB head limit), so this crate
@@ -25,8 +25,8 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::ConnectInfo;
-use contract::signal::Shutdown;
 use hyper::body::Incoming;
+use serve::signal::Shutdown;
 use server_hyper::head_timer::Phase;
 use tokio::net::TcpListener;
 use tower::Service;

@@ -1,4 +1,4 @@
-//! `server-axum`: parses the command line and hands over to [`contract::workers::main`], which
+//! `server-axum`: parses the command line and hands over to [`serve::workers::main`], which
 //! binds, announces the ready line and serves the axum [`Router`](axum::Router) with
 //! [`server_axum::serve`] on one current-thread runtime per worker until SIGINT/SIGTERM.
 //!
@@ -8,8 +8,8 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use contract::ServerArgs;
-use contract::config;
+use serve::ServerArgs;
+use serve::config;
 
 /// The axum variant (axum 0.8 with tower middleware, the Express / Koa analogue).
 #[derive(Parser, Debug)]
@@ -21,7 +21,7 @@ struct Cli {
 
 fn main() -> ExitCode {
     match config::parse_args::<Cli>() {
-        Ok(cli) => contract::workers::main(&cli.server, 1, |listener, config, shutdown| {
+        Ok(cli) => serve::workers::main(&cli.server, 1, |listener, config, shutdown| {
             server_axum::serve(listener, server_axum::app(&config), shutdown)
         }),
         Err(code) => code,

@@ -1,7 +1,7 @@
 //! The bare-hyper reference server: hyper 1.x `http1` with a `service_fn` and a plain `match`
 //! on the route, the Rust analogue of Node's `node:http`.
 //!
-//! - [`serve`] (this file): the accept loop of one worker and the per-connection task, with
+//! - [`serve`](fn@serve) (this file): the accept loop of one worker and the per-connection task, with
 //!   graceful shutdown;
 //! - [`service`]: the request handler, from request parts to an exact response;
 //! - [`head_timer`]: the slowloris guard, an IO wrapper that closes a connection whose request
@@ -20,11 +20,11 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use contract::body::{HEAD_TIMEOUT, MAX_HEAD, SHUTDOWN_GRACE};
-use contract::signal::Shutdown;
-use contract::{Config, net};
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::TokioIo;
+use serve::signal::Shutdown;
+use serve::{Config, net};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
@@ -55,7 +55,7 @@ pub async fn serve(listener: TcpListener, config: Arc<Config>, shutdown: Shutdow
 ///
 /// The service must call [`Phase::handling`] when a request starts (and keep the guard until
 /// its answer is ready), so the 10 s head deadline is disarmed while a request is handled.
-/// `server-axum` serves its `Router` through this; [`serve`] passes its `match`.
+/// `server-axum` serves its `Router` through this; [`serve`](fn@serve) passes its `match`.
 pub async fn serve_with<F, S, B>(listener: TcpListener, mut shutdown: Shutdown, make: F)
 where
     F: Fn(SocketAddr, Arc<Phase>) -> S,

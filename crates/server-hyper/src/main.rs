@@ -1,4 +1,4 @@
-//! `server-hyper`: parses the command line and hands over to [`contract::workers::main`],
+//! `server-hyper`: parses the command line and hands over to [`serve::workers::main`],
 //! which binds, announces the ready line and serves with [`server_hyper::serve`] on one
 //! current-thread runtime per worker until SIGINT/SIGTERM.
 //!
@@ -8,8 +8,8 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use contract::ServerArgs;
-use contract::config;
+use serve::ServerArgs;
+use serve::config;
 
 /// The bare-hyper reference server (hyper 1.x http1, the node:http analogue).
 #[derive(Parser, Debug)]
@@ -21,7 +21,7 @@ struct Cli {
 
 fn main() -> ExitCode {
     match config::parse_args::<Cli>() {
-        Ok(cli) => contract::workers::main(&cli.server, 1, server_hyper::serve),
+        Ok(cli) => serve::workers::main(&cli.server, 1, server_hyper::serve),
         Err(code) => code,
     }
 }

@@ -18,12 +18,13 @@ use std::sync::Arc;
 use bytes::Bytes;
 use contract::body::{self, MAX_BODY};
 use contract::route::{self, Endpoint, Route};
-use contract::{Config, auth, peer, query, scenario};
+use contract::{auth, peer, query};
 use http::header::{self, HeaderMap, HeaderValue};
 use http::request::Parts;
 use http::{Method, Request, Response, StatusCode, Version};
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Body, Incoming};
+use serve::{Config, scenario};
 
 use crate::head_timer::Phase;
 

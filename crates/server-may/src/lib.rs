@@ -4,7 +4,7 @@
 //! - [`service`]: the per-connection [`HttpService`](may_minihttp::HttpService): routing with
 //!   the contract's `match`, the exact bodies, and every check the service can make on a
 //!   request before answering (head size, framing fields, body discard);
-//! - [`serve`] (this file): binding for may_minihttp (which binds by itself) so that port 0
+//! - [`serve`](fn@serve) (this file): binding for may_minihttp (which binds by itself) so that port 0
 //!   and a taken port work, starting the server, and the in-flight count for shutdown.
 //!
 //! may_minihttp fixes parts of every response and of the connection's life that the service
@@ -23,9 +23,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use contract::Config;
 use may::coroutine::JoinHandle;
 use may_minihttp::HttpServiceFactory;
+use serve::Config;
 use socket2::{Domain, Protocol, Socket, Type};
 
 pub use service::{Factory, Service};
@@ -39,7 +39,7 @@ pub struct Running {
 }
 
 /// Configures may's scheduler: `workers` OS threads run every coroutine. Call once, before
-/// [`serve`].
+/// [`serve`](fn@serve).
 pub fn configure_runtime(workers: usize) {
     may::config()
         .set_workers(workers)

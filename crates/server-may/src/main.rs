@@ -8,8 +8,8 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use contract::body::SHUTDOWN_GRACE;
-use contract::config::{self, fail};
-use contract::{ServerArgs, net, signal};
+use serve::config::{self, fail};
+use serve::{ServerArgs, net, ready, signal};
 
 /// The coroutine variant (may_minihttp on may, the Go net/http analogue).
 #[derive(Parser, Debug)]
@@ -64,7 +64,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if let Err(e) = net::announce(running.addr) {
+    if let Err(e) = ready::announce(running.addr) {
         fail(format!("cannot write the ready line: {e}"));
         return ExitCode::FAILURE;
     }

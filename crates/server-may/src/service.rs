@@ -19,8 +19,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use contract::body::{self, MAX_BODY, MAX_HEAD};
 use contract::response::Status;
 use contract::route::{self, Endpoint, Route};
-use contract::{Config, auth, peer, query};
+use contract::{auth, peer, query};
 use may_minihttp::{HttpService, HttpServiceFactory, Request, Response};
+use serve::Config;
 
 /// Makes one [`Service`] per accepted connection.
 #[derive(Clone, Debug)]

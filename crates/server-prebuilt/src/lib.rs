@@ -9,11 +9,11 @@
 //! - [`conn`]: the sans-IO connection state machine ([`Conn::feed`]: bytes in, answers out),
 //!   tested and fuzzed without sockets;
 //! - [`responses`]: one thread's prebuilt answers, date and token ([`Responder`]);
-//! - [`server`]: the socket loop ([`serve`]): accept, one read → feed → one write per turn,
+//! - [`server`]: the socket loop ([`serve`](fn@serve)): accept, one read → feed → one write per turn,
 //!   head timeout, lingering close, graceful shutdown.
 //!
 //! The binary (`server-prebuilt`) parses the shared flags, binds one listener per worker and
-//! runs [`serve`] on each through `contract::workers::run_with_ready`.
+//! runs [`serve`](fn@serve) on each through `serve::workers::run_with_ready`.
 #![deny(missing_docs)]
 
 pub mod conn;

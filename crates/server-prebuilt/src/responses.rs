@@ -183,24 +183,11 @@ impl Responder {
 mod tests {
     use super::*;
 
-    fn parse(bytes: &[u8]) -> (u16, Vec<(String, String)>, usize) {
-        let mut headers = [httparse::EMPTY_HEADER; 16];
-        let mut r = httparse::Response::new(&mut headers);
-        let n = match r.parse(bytes).unwrap() {
-            httparse::Status::Complete(n) => n,
-            httparse::Status::Partial => panic!("partial"),
-        };
-        let fields = r
-            .headers
-            .iter()
-            .map(|h| {
-                (
-                    h.name.to_string(),
-                    String::from_utf8(h.value.to_vec()).unwrap(),
-                )
-            })
-            .collect();
-        (r.code.unwrap(), fields, n)
+    /// Status, fields and head length of `bytes`, exactly one response (conformance's parser).
+    fn parse(bytes: &[u8], head: bool) -> (u16, Vec<(String, String)>, usize) {
+        let r = conformance::wire::parse_exact(bytes, head).unwrap();
+        let n = r.head_len();
+        (r.status, r.headers, n)
     }
 
     #[test]
@@ -212,7 +199,7 @@ mod tests {
             for head in [false, true] {
                 for c in CONNECTIONS {
                     let bytes = r.fixed(f, head, c);
-                    let (code, fields, n) = parse(bytes);
+                    let (code, fields, n) = parse(bytes, head);
                     assert_eq!(code, h.status.code());
                     assert_eq!(&bytes[n..], if head { &b""[..] } else { body });
                     let get = |k: &str| fields.iter().find(|(n, _)| n == k).map(|(_, v)| v);
@@ -232,7 +219,7 @@ mod tests {
         r.dynamic(false, Connection::Absent, &mut out, |b| {
             b.extend_from_slice(b"::1")
         });
-        let (code, fields, n) = parse(&out);
+        let (code, fields, n) = parse(&out, false);
         assert_eq!(code, 200);
         assert!(fields.contains(&("content-length".into(), "3".into())));
         assert_eq!(&out[n..], b"::1");

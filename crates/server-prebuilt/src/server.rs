@@ -1,7 +1,7 @@
 //! The socket loop: accepting, and driving each connection's [`Conn`] with one read and one
 //! write per batch of requests.
 //!
-//! One worker thread runs [`serve`] on its own current-thread runtime, with its own listener.
+//! One worker thread runs [`serve`](fn@serve) on its own current-thread runtime, with its own listener.
 //! Everything the connections of that thread share (the response table, the read buffer, the
 //! output buffer) lives in one `Worker`, borrowed only inside a single poll and never across
 //! an `.await`, so a connection holds nothing but its socket, its small [`Conn`] and, rarely,
@@ -22,8 +22,8 @@ use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use contract::body::{HEAD_TIMEOUT, SHUTDOWN_GRACE};
-use contract::config::Config;
-use contract::signal::Shutdown;
+use serve::config::Config;
+use serve::signal::Shutdown;
 use tokio::io::{AsyncRead, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::LocalSet;
@@ -276,9 +276,9 @@ async fn linger_close(worker: &Worker, stream: &mut TcpStream) {
 /// Whether an accept error means the process is out of a resource (back off), rather than
 /// one connection having failed before it was accepted (accept again at once).
 /// Accepts connections on `listener` until `shutdown` fires (TCP_NODELAY, back-off on
-/// EMFILE and the like: [`contract::net::accept`]).
+/// EMFILE and the like: [`serve::net::accept`]).
 async fn accept_loop(listener: TcpListener, worker: &Rc<Worker>, shutdown: &mut Shutdown) {
-    while let Some((stream, peer)) = contract::net::accept(&listener, shutdown).await {
+    while let Some((stream, peer)) = serve::net::accept(&listener, shutdown).await {
         tokio::task::spawn_local(connection(stream, peer.ip(), Rc::clone(worker)));
     }
 }

@@ -1,14 +1,12 @@
 //! Zero allocations per request, proved over a real loopback socket: a counting global
 //! allocator (only in this test binary) watches the whole process while the library's
-//! [`serve`] answers 10,000 keep-alive requests on each endpoint.
+//! [`serve`](fn@serve) answers 10,000 keep-alive requests on each endpoint.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use contract::config::Config;
 use server_prebuilt::serve;
 
 struct Counting;
@@ -45,20 +43,11 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-/// Length of the first complete answer in `buf[..n]`, if it is all there.
+/// Length of the first complete answer in `buf`, if it is all there.
 fn answer_len(buf: &[u8]) -> Option<usize> {
-    let mut headers = [httparse::EMPTY_HEADER; 16];
-    let mut r = httparse::Response::new(&mut headers);
-    let n = match r.parse(buf).ok()? {
-        httparse::Status::Complete(n) => n,
-        httparse::Status::Partial => return None,
-    };
-    let len: usize = r
-        .headers
-        .iter()
-        .find(|h| h.name == "content-length")
-        .and_then(|h| std::str::from_utf8(h.value).ok()?.parse().ok())?;
-    (buf.len() >= n + len).then_some(n + len)
+    conformance::wire::parse_response(buf, false, false)
+        .ok()?
+        .map(|(_, n)| n)
 }
 
 /// Sends `request` once and reads the whole answer, to learn its length.
@@ -85,25 +74,8 @@ fn no_allocation_per_request() {
     std::hint::black_box(vec![0u8; 64]);
     assert!(ALLOCATIONS.load(Ordering::Relaxed) > before);
 
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.set_nonblocking(true).unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (trigger, shutdown) = contract::signal::channel();
-    let config = Arc::new(Config {
-        addr,
-        workers: 1,
-        auth_token: "bench-token".into(),
-    });
-    let server = std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            serve(listener, config, shutdown).await;
-        });
-    });
+    let server = serve::workers::Background::local(serve).unwrap();
+    let addr = server.addr();
 
     let mut stream = TcpStream::connect(addr).unwrap();
     stream.set_nodelay(true).unwrap();
@@ -134,8 +106,7 @@ fn no_allocation_per_request() {
         assert!(buf.starts_with(b"HTTP/1.1 "));
         report.push((String::from_utf8_lossy(request).into_owned(), allocations));
     }
-    trigger.fire();
-    server.join().unwrap();
+    server.stop().unwrap();
     for (request, allocations) in &report {
         println!(
             "{allocations} allocations in 10,000 × {:?}",

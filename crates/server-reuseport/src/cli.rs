@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use clap::{Parser, ValueEnum};
-use contract::config::{Config, ServerArgs};
-use contract::signal::Shutdown;
+use serve::config::{Config, ServerArgs};
+use serve::signal::Shutdown;
 
 /// The SO_REUSEPORT multi-process HTTP/1.1 server (the Node cluster and nginx-workers
 /// analogue): one worker process per CPU by default, each with its own listener.

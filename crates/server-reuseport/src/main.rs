@@ -7,7 +7,7 @@
 
 use std::process::ExitCode;
 
-use contract::config;
+use serve::config;
 use server_reuseport::{Cli, supervisor, worker};
 
 fn main() -> ExitCode {

@@ -24,9 +24,9 @@ use std::process::{Child, Command, ExitCode, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use contract::body::SHUTDOWN_GRACE;
-use contract::config::{self, ConfigError};
-use contract::net::{self, BindError};
-use contract::signal::{self, Signal, Signals};
+use serve::config::{self, ConfigError};
+use serve::net::{self, BindError};
+use serve::signal::{self, Signal, Signals};
 use tokio::io::AsyncBufReadExt as _;
 use tokio::sync::mpsc;
 
@@ -272,7 +272,7 @@ impl Supervisor {
                 }
             }
         }
-        if let Err(e) = net::announce(self.addr) {
+        if let Err(e) = serve::ready::announce(self.addr) {
             self.stop(libc::SIGTERM).await;
             return Err(StartError::Runtime(e));
         }
@@ -419,7 +419,7 @@ async fn read_ready_line(fd: OwnedFd) -> bool {
     let mut line = String::new();
     let mut reader = tokio::io::BufReader::new(pipe);
     matches!(reader.read_line(&mut line).await, Ok(n) if n > 0)
-        && line.starts_with("listening on http://")
+        && serve::ready::parse(&line).is_some()
 }
 
 fn signal_number(s: Signal) -> libc::c_int {

@@ -8,8 +8,9 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use contract::config::{self, Config};
-use contract::{date, net, workers};
+use contract::date;
+use serve::config::{self, Config};
+use serve::{net, ready, workers};
 
 use crate::cli::Engine;
 
@@ -108,7 +109,7 @@ pub fn run(supervisor: u32, config: Config, engine: Engine) -> ExitCode {
     // a signal forwarded right after it is a graceful stop, never the default action.
     let served = workers::run_with_ready(
         vec![listener],
-        move || net::announce(local),
+        move || ready::announce(local),
         move |listener, shutdown| engine.serve(listener, Arc::clone(&config), shutdown),
     );
     match served {

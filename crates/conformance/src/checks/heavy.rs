@@ -5,7 +5,6 @@
 //! flooded), all are held open, then every one sends `GET /` and must read a 200 with the
 //! 1,024-dot body. Runs on its own tokio runtime.
 
-use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -31,30 +30,10 @@ const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(30);
 /// File descriptors kept for everything else the process holds.
 const FD_SLACK: u64 = 64;
 
-/// Raises the soft RLIMIT_NOFILE to the hard limit; returns the soft limit now in force.
-fn raise_nofile() -> io::Result<u64> {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit only writes the rlimit struct we pass, which lives on this stack frame.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    if lim.rlim_cur < lim.rlim_max {
-        lim.rlim_cur = lim.rlim_max;
-        // SAFETY: setrlimit only reads the rlimit struct we pass; raising the soft limit up to
-        // the hard one is always permitted.
-        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &lim) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-    }
-    Ok(lim.rlim_cur)
-}
-
 fn heavy(c: &Ctx<'_>) -> Judged {
     let n = c.opts.heavy_connections;
-    let limit = raise_nofile().map_err(|e| Failure::new("RLIMIT_NOFILE raised", e.to_string()))?;
+    let limit = serve::net::raise_nofile_limit()
+        .map_err(|e| Failure::new("RLIMIT_NOFILE raised", e.to_string()))?;
     if limit < n as u64 + FD_SLACK {
         return Err(Failure::new(
             format!("a file-descriptor limit for {n} connections"),

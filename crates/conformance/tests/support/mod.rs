@@ -1,6 +1,6 @@
 //! An in-test reference server with deliberate faults, run as a child process.
 //!
-//! [`serve`] implements CONTRACT.md on tokio with `httparse`; each [`Fault`] breaks exactly one
+//! [`serve`](fn@serve) implements CONTRACT.md on tokio with `httparse`; each [`Fault`] breaks exactly one
 //! rule. The server runs in a child process (this test binary re-executed with
 //! [`CHILD_ENV`] set, entering [`child_main`]) so that the heavy check's 10,000 client sockets
 //! and the server's 10,000 accepted ones live in different processes, each within its own
@@ -111,8 +111,8 @@ impl Server {
             let mut lines = BufReader::new(stdout);
             let mut line = String::new();
             while lines.read_line(&mut line).unwrap_or(0) > 0 {
-                if let Some((_, rest)) = line.split_once("listening on http://") {
-                    let _ = tx.send(rest.split_whitespace().next().and_then(|a| a.parse().ok()));
+                if let Some(at) = line.find(serve::ready::PREFIX) {
+                    let _ = tx.send(serve::ready::parse(&line[at..]));
                 }
                 line.clear();
             }
@@ -137,7 +137,7 @@ pub fn child_main() {
     };
     let (name, family) = spec.split_once(':').expect("FAULT:v4|v6");
     let fault = Fault::from_name(name).expect("a known fault");
-    raise_nofile();
+    let _ = serve::net::raise_nofile_limit();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -145,7 +145,7 @@ pub fn child_main() {
         .expect("runtime");
     runtime.block_on(async move {
         let (listener, shown) = bind(family == "v6");
-        println!("listening on http://{shown}");
+        serve::ready::announce(shown).expect("write the ready line");
         std::thread::spawn(|| {
             let mut sink = Vec::new();
             let _ = std::io::stdin().read_to_end(&mut sink);
@@ -153,20 +153,6 @@ pub fn child_main() {
         });
         serve(listener, fault).await;
     });
-}
-
-fn raise_nofile() {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit/setrlimit read or write only the struct on this stack frame.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 {
-            lim.rlim_cur = lim.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
-        }
-    }
 }
 
 fn bind(v6: bool) -> (TcpListener, SocketAddr) {

@@ -216,20 +216,12 @@ pub const MODES: [Mode; 4] = [
     Mode::Http10KeepAlive,
 ];
 
-/// The real server-hyper engine on its own thread and runtime, on 127.0.0.1:0.
+/// The real server-hyper engine on its own thread and runtime, on 127.0.0.1:0, for the rest
+/// of the test process.
 pub fn hyper_server() -> SocketAddr {
-    let listener = contract::net::bind("127.0.0.1:0".parse().unwrap(), false).unwrap();
-    let addr = listener.local_addr().unwrap();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            let config = Arc::new(contract::Config::default());
-            server_hyper::serve(listener, config, contract::signal::Shutdown::never()).await;
-        });
-    });
+    let server = serve::workers::Background::local(server_hyper::serve).unwrap();
+    let addr = server.addr();
+    // Dropping it would stop it; the tests that use it run until the process ends.
+    std::mem::forget(server);
     addr
 }

@@ -6,7 +6,7 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
-use conformance::process::ServerProcess;
+use serve::process::ServerProcess;
 
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_server-hyper");
@@ -29,7 +29,7 @@ impl Server {
 
     /// Starts a fully prepared command (own flags and environment) and waits for its ready line.
     pub fn spawn(cmd: std::process::Command) -> Server {
-        let process = ServerProcess::spawn(cmd, conformance::process::READY_TIMEOUT)
+        let process = ServerProcess::spawn(cmd, serve::process::READY_TIMEOUT)
             .unwrap_or_else(|e| panic!("{BIN}: {e}"));
         let addr = process.addr();
         Server { process, addr }

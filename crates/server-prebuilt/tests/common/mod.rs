@@ -6,7 +6,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::Command;
 use std::time::Duration;
 
-use conformance::process::ServerProcess;
+use serve::process::ServerProcess;
 
 /// The server binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_server-prebuilt");
@@ -28,7 +28,7 @@ impl Server {
 
     /// Starts a fully prepared command and waits for its ready line.
     pub fn spawn(cmd: Command) -> Server {
-        let process = ServerProcess::spawn(cmd, conformance::process::READY_TIMEOUT)
+        let process = ServerProcess::spawn(cmd, serve::process::READY_TIMEOUT)
             .unwrap_or_else(|e| panic!("{BIN}: {e}"));
         let addr = process.addr();
         Server { process, addr }

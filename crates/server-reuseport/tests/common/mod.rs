@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Command, Stdio};
 
-use conformance::process::{READY_TIMEOUT, ServerProcess};
+use serve::process::{READY_TIMEOUT, ServerProcess};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 

@@ -1,4 +1,4 @@
-//! Binding listeners, the ready line and the file-descriptor limit.
+//! Binding listeners, accepting connections and the file-descriptor limit.
 //!
 //! [`bind_workers`] binds one listener per worker. With one worker it is a plain socket; with
 //! more, every listener sets SO_REUSEPORT so the kernel spreads connections across them. A
@@ -7,7 +7,7 @@
 //! and so port 0 is resolved once for all workers.
 
 use std::fmt;
-use std::io::{self, Write};
+use std::io;
 use std::net::{SocketAddr, TcpListener};
 
 use socket2::{Domain, Protocol, Socket, Type};
@@ -84,18 +84,6 @@ pub fn bind_workers(addr: SocketAddr, workers: usize) -> Result<Vec<TcpListener>
     (0..workers).map(|_| bind(addr, true)).collect()
 }
 
-/// The ready line for a listener bound to `addr`: `listening on http://HOST:PORT`.
-pub fn ready_line(addr: SocketAddr) -> String {
-    format!("listening on http://{addr}")
-}
-
-/// Prints the ready line on stdout and flushes it, so a parent reading a pipe sees it now.
-pub fn announce(addr: SocketAddr) -> io::Result<()> {
-    let mut out = io::stdout().lock();
-    writeln!(out, "{}", ready_line(addr))?;
-    out.flush()
-}
-
 /// Raises the soft RLIMIT_NOFILE to the hard limit and returns the new soft limit, so that
 /// 10,000 connections work without shell tuning.
 pub fn raise_nofile_limit() -> io::Result<u64> {
@@ -170,18 +158,6 @@ fn out_of_resources(e: &io::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ready_line_shapes() {
-        assert_eq!(
-            ready_line("127.0.0.1:80".parse().unwrap()),
-            "listening on http://127.0.0.1:80"
-        );
-        assert_eq!(
-            ready_line("[::1]:80".parse().unwrap()),
-            "listening on http://[::1]:80"
-        );
-    }
 
     #[test]
     fn workers_share_one_port_and_taken_port_is_refused() {

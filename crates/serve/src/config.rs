@@ -39,7 +39,7 @@ impl Default for Config {
         Config {
             addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
             workers: 1,
-            auth_token: crate::body::DEFAULT_AUTH_TOKEN.to_string(),
+            auth_token: contract::body::DEFAULT_AUTH_TOKEN.to_string(),
         }
     }
 }
@@ -128,7 +128,7 @@ impl ServerArgs {
         let auth_token = match env("AUTH_TOKEN") {
             Some(t) if t.is_empty() => return Err(ConfigError::EmptyToken),
             Some(t) => t,
-            None => crate::body::DEFAULT_AUTH_TOKEN.to_string(),
+            None => contract::body::DEFAULT_AUTH_TOKEN.to_string(),
         };
         Ok(Config {
             addr,

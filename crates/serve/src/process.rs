@@ -2,8 +2,9 @@
 //! (`listening on http://HOST:PORT`), signal it, wait for its exit, and kill and reap it on drop
 //! so that nothing is ever left behind, whatever the test does.
 //!
-//! Every server crate's integration tests start their real binary through [`ServerProcess`]
-//! instead of keeping a copy of this logic each.
+//! Every server crate's integration tests, `bench` and `deploy` start a real binary through
+//! [`ServerProcess`] (or read its first line with [`read_first_line`] and
+//! [`ready::parse`](crate::ready::parse)) instead of keeping a copy of this logic each.
 
 use std::ffi::OsStr;
 use std::fmt;
@@ -15,14 +16,6 @@ use std::time::{Duration, Instant};
 
 /// How long [`ServerProcess::start`] waits for the ready line.
 pub const READY_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// The address in a ready line (`listening on http://127.0.0.1:8080`, `… http://[::1]:80`).
-pub fn parse_ready_line(line: &str) -> Option<SocketAddr> {
-    line.trim_end()
-        .strip_prefix("listening on http://")?
-        .parse()
-        .ok()
-}
 
 /// Reads `stdout`'s first line (a ready line, or not) on a thread and sends it (empty at EOF),
 /// then keeps draining it, so that a later write to stdout never meets a closed pipe.
@@ -61,7 +54,8 @@ impl fmt::Display for StartError {
             }
             StartError::BadReadyLine(l) => write!(
                 f,
-                "expected `listening on http://HOST:PORT` as the first line, got {l:?}"
+                "expected `{}HOST:PORT` as the first line, got {l:?}",
+                crate::ready::PREFIX
             ),
         }
     }
@@ -119,7 +113,7 @@ impl ServerProcess {
                 None => StartError::BadReadyLine(line),
             });
         }
-        guard.addr = parse_ready_line(&line).ok_or(StartError::BadReadyLine(line))?;
+        guard.addr = crate::ready::parse(&line).ok_or(StartError::BadReadyLine(line))?;
         Ok(guard)
     }
 
@@ -183,20 +177,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ready_lines() {
-        assert_eq!(
-            parse_ready_line("listening on http://127.0.0.1:80\n"),
-            Some("127.0.0.1:80".parse().unwrap())
-        );
-        assert_eq!(
-            parse_ready_line("listening on http://[::1]:8080"),
-            Some("[::1]:8080".parse().unwrap())
-        );
-        assert_eq!(parse_ready_line("listening on 127.0.0.1:80"), None);
-        assert_eq!(parse_ready_line("ready"), None);
-    }
-
-    #[test]
     fn start_failures_are_reported() {
         let e = ServerProcess::start("/nonexistent/server", &[]).unwrap_err();
         assert!(matches!(e, StartError::Spawn(_)), "{e}");
@@ -220,7 +200,8 @@ mod tests {
     #[test]
     fn a_started_process_is_killed_on_drop() {
         let mut cmd = Command::new("sh");
-        cmd.args(["-c", "echo listening on http://127.0.0.1:9; exec sleep 30"]);
+        let line = crate::ready::ready_line(SocketAddr::from(([127, 0, 0, 1], 9)));
+        cmd.args(["-c", &format!("echo {line}; exec sleep 30")]);
         let p = ServerProcess::spawn(cmd, Duration::from_secs(5)).unwrap();
         assert_eq!(p.addr().port(), 9);
         let pid = p.pid();

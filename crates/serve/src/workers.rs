@@ -17,12 +17,13 @@ use std::sync::Arc;
 
 use crate::config::{self, Config, ServerArgs};
 use crate::signal::{self, Shutdown, Signal};
-use crate::{date, net};
+use crate::{net, ready};
+use contract::date;
 
 /// Serves `listeners` until SIGINT or SIGTERM, running `serve(listener, shutdown)` on one
 /// worker thread per listener. Returns once every worker has returned.
 ///
-/// `serve` must return within [`SHUTDOWN_GRACE`](crate::body::SHUTDOWN_GRACE) of the
+/// `serve` must return within [`SHUTDOWN_GRACE`](contract::body::SHUTDOWN_GRACE) of the
 /// shutdown firing (stop accepting, let in-flight requests finish, then drop the rest).
 pub fn run<F, Fut>(listeners: Vec<TcpListener>, serve: F) -> io::Result<Option<Signal>>
 where
@@ -32,7 +33,7 @@ where
     run_with_ready(listeners, || Ok(()), serve)
 }
 
-/// [`run`], calling `ready` (typically [`announce`](crate::net::announce)) once the SIGINT and
+/// [`run`], calling `ready` (typically [`announce`](crate::ready::announce)) once the SIGINT and
 /// SIGTERM handlers are registered and before any worker starts.
 ///
 /// Announcing before [`run`] leaves a window in which a signal sent right after the ready line
@@ -132,7 +133,7 @@ where
     let config = Arc::new(config);
     let served = run_with_ready(
         listeners,
-        move || net::announce(addr),
+        move || ready::announce(addr),
         move |listener, shutdown| serve(listener, Arc::clone(&config), shutdown),
     );
     match served {
@@ -164,4 +165,101 @@ fn start(
         config::fail(format!("warning: cannot raise the descriptor limit: {e}"));
     }
     Ok((config, listeners, addr))
+}
+
+/// A server engine served in the background: its own thread and current-thread runtime, on a
+/// listener bound here. For tests and tools that run an engine in-process instead of as a
+/// binary. Dropping it fires the shutdown without waiting; [`Background::stop`] also waits
+/// for the engine to return.
+#[derive(Debug)]
+pub struct Background {
+    addr: SocketAddr,
+    trigger: signal::Trigger,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Background {
+    /// Binds `config.addr` (port 0 picks one; the config the engine gets holds the real
+    /// address) and runs `serve(listener, config, shutdown)` on a new thread.
+    pub fn start<F, Fut>(mut config: Config, serve: F) -> io::Result<Background>
+    where
+        F: FnOnce(tokio::net::TcpListener, Arc<Config>, Shutdown) -> Fut + Send + 'static,
+        Fut: Future<Output = ()> + 'static,
+    {
+        let listener =
+            net::bind(config.addr, false).map_err(|e| io::Error::other(e.to_string()))?;
+        let addr = listener.local_addr()?;
+        config.addr = addr;
+        let (trigger, shutdown) = signal::channel();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let thread = std::thread::Builder::new()
+            .name(format!("background-{addr}"))
+            .spawn(move || {
+                runtime.block_on(async move {
+                    match tokio::net::TcpListener::from_std(listener) {
+                        Ok(listener) => serve(listener, Arc::new(config), shutdown).await,
+                        Err(e) => eprintln!("background server on {addr}: {e}"),
+                    }
+                });
+            })?;
+        Ok(Background {
+            addr,
+            trigger,
+            thread: Some(thread),
+        })
+    }
+
+    /// [`Background::start`] on 127.0.0.1:0 with the default configuration.
+    pub fn local<F, Fut>(serve: F) -> io::Result<Background>
+    where
+        F: FnOnce(tokio::net::TcpListener, Arc<Config>, Shutdown) -> Fut + Send + 'static,
+        Fut: Future<Output = ()> + 'static,
+    {
+        let config = Config {
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            ..Config::default()
+        };
+        Background::start(config, serve)
+    }
+
+    /// Where it listens.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Fires the shutdown and waits for the engine to return (within its grace period).
+    pub fn stop(mut self) -> std::thread::Result<()> {
+        self.trigger.fire();
+        match self.thread.take() {
+            Some(thread) => thread.join(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        self.trigger.fire();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn background_serves_then_stops_when_asked() {
+        let server = Background::local(|listener, config, mut shutdown| async move {
+            assert_eq!(listener.local_addr().unwrap(), config.addr);
+            while let Some((stream, _)) = net::accept(&listener, &mut shutdown).await {
+                drop(stream);
+            }
+        })
+        .unwrap();
+        assert_ne!(server.addr().port(), 0);
+        std::net::TcpStream::connect(server.addr()).unwrap();
+        server.stop().unwrap();
+    }
 }

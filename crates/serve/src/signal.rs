@@ -2,7 +2,7 @@
 //!
 //! A binary waits for [`recv`] on one thread, then fires its [`Trigger`]; every worker holds
 //! a [`Shutdown`] and stops accepting when it resolves, letting in-flight requests finish
-//! for at most [`SHUTDOWN_GRACE`](crate::body::SHUTDOWN_GRACE).
+//! for at most [`SHUTDOWN_GRACE`](contract::body::SHUTDOWN_GRACE).
 
 use std::io;
 
