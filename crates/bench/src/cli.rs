@@ -26,6 +26,46 @@ pub enum Cmd {
     Run(RunArgs),
     /// Markdown tables and an SVG chart from results files
     Report(ReportArgs),
+    /// Instructions per request of each server under callgrind (noise-free), per endpoint and
+    /// mode; or check / write the committed baseline of server-prebuilt
+    Instructions(InstructionsArgs),
+}
+
+/// `bench instructions`.
+#[derive(Args, Debug)]
+pub struct InstructionsArgs {
+    /// Comma-separated servers (default: every one callgrind can measure that runs here)
+    #[arg(long, value_name = "A,B,…", value_delimiter = ',')]
+    pub servers: Vec<String>,
+    /// Comma-separated request targets (default: /, /api/hello, /my/ip, the query echo,
+    /// /api/private)
+    #[arg(long, value_name = "T,…", value_delimiter = ',')]
+    pub targets: Vec<String>,
+    /// Comma-separated modes: keep-alive, pipelined-16, http1.0-new-connection (default: all)
+    #[arg(long, value_name = "M,…", value_delimiter = ',')]
+    pub modes: Vec<String>,
+    /// Requests of the small run
+    #[arg(long, value_name = "N", default_value_t = 2_000)]
+    pub small: u64,
+    /// Requests of the large run
+    #[arg(long, value_name = "N", default_value_t = 12_000)]
+    pub large: u64,
+    /// Concurrent connections
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub connections: usize,
+    /// Where to write the results JSON and its markdown report
+    #[arg(long, value_name = "DIR", default_value = "results")]
+    pub results_dir: PathBuf,
+    /// Measure only the baseline's case and fail if it is above the baseline's limit
+    #[arg(long, value_name = "FILE", conflicts_with = "write_baseline")]
+    pub check: Option<PathBuf>,
+    /// Measure server-prebuilt on `GET /` keep-alive and write the baseline file
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
+    /// Use the binaries (servers and loadgen) in DIR as they are instead of building
+    /// target/release
+    #[arg(long, value_name = "DIR")]
+    pub bin_dir: Option<PathBuf>,
 }
 
 /// `bench list`.

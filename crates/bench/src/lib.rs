@@ -10,7 +10,8 @@
 //! - [`load`] and [`tools`]: every load tool (the built-in `loadgen` binary, wrk, ab, oha,
 //!   k6) run as a pinned, killable child process, its output parsed;
 //! - [`results`] (stats): the versioned results JSON, repeats with median and spread;
-//! - [`report`]: markdown tables shaped like each experiment's own, and an SVG chart.
+//! - [`report`]: markdown tables shaped like each experiment's own, and an SVG chart;
+//! - [`instructions`]: instructions per request under callgrind, beside the timed runs.
 //!
 //! The commands themselves: [`list`], [`verify`], [`run`](mod@run); [`progress`], [`table`]
 //! and [`out`] are their terminal output.
@@ -18,6 +19,7 @@
 
 pub mod cli;
 pub mod experiments;
+pub mod instructions;
 pub mod list;
 pub mod load;
 pub mod out;

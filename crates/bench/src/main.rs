@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use bench::cli::{Cli, Cmd};
 use bench::servers::Env;
 use bench::signals::{self, Interrupted};
-use bench::{list, procs, run, say, verify};
+use bench::{instructions, list, procs, run, say, verify};
 
 fn main() -> ExitCode {
     let cli: Cli = match serve::config::parse_args() {
@@ -72,6 +72,46 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
                     rest.len()
                 ),
             }
+        }
+        Cmd::Instructions(a) => {
+            let modes = if a.modes.is_empty() {
+                instructions::Mode::ALL.to_vec()
+            } else {
+                a.modes
+                    .iter()
+                    .map(|m| {
+                        instructions::Mode::parse(m).ok_or_else(|| {
+                            anyhow::anyhow!(
+                                "unknown mode {m:?}: keep-alive, pipelined-16 or http1.0-new-connection"
+                            )
+                        })
+                    })
+                    .collect::<anyhow::Result<_>>()?
+            };
+            if a.small >= a.large {
+                anyhow::bail!("--small ({}) must be below --large ({})", a.small, a.large);
+            }
+            let targets = if a.targets.is_empty() {
+                instructions::DEFAULT_TARGETS.map(String::from).to_vec()
+            } else {
+                a.targets.clone()
+            };
+            let plan = instructions::Plan {
+                servers: a.servers.clone(),
+                targets,
+                modes,
+                counts: instructions::Counts {
+                    small: a.small,
+                    large: a.large,
+                    connections: a.connections,
+                },
+                results_dir: a.results_dir.clone(),
+                check: a.check.clone(),
+                write_baseline: a.write_baseline.clone(),
+            };
+            let mut command = vec!["bench".to_string()];
+            command.extend(argv.into_iter().skip(1));
+            instructions::run(&Env::new(a.bin_dir), &plan, command)
         }
         Cmd::Report(a) => {
             for file in &a.files {

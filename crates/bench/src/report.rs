@@ -580,7 +580,7 @@ fn nonzero(counts: &[(&str, u64)]) -> String {
 }
 
 /// A rate with thousands separators and no decimals (`81,103`).
-fn thousands(x: f64) -> String {
+pub fn thousands(x: f64) -> String {
     if !x.is_finite() {
         return "n/a".into();
     }

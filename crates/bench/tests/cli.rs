@@ -91,19 +91,20 @@ fn record_descendants(root: i32, seen: &mut BTreeMap<i32, Seen>) {
     let mut todo = vec![root];
     while let Some(p) = todo.pop() {
         for (pid, ppid, comm, start) in &all {
-            if *ppid == p && !seen.contains_key(pid) {
-                seen.insert(
-                    *pid,
-                    Seen {
-                        pid: *pid,
-                        comm: comm.clone(),
-                        start: *start,
-                    },
-                );
-                todo.push(*pid);
-            } else if *ppid == p {
-                todo.push(*pid);
+            if *ppid != p {
+                continue;
             }
+            // A child first seen between fork and exec still has its parent's name; the same
+            // process (same start time) is seen again under its own name after the exec.
+            seen.insert(
+                *pid,
+                Seen {
+                    pid: *pid,
+                    comm: comm.clone(),
+                    start: *start,
+                },
+            );
+            todo.push(*pid);
         }
     }
 }
