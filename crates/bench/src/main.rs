@@ -5,9 +5,11 @@
 use std::process::ExitCode;
 
 use bench::cli::{Cli, Cmd};
-use bench::servers::Env;
-use bench::signals::{self, Interrupted};
-use bench::{list, procs, run, say, verify};
+use bench::cmd::{list, run, verify};
+use bench::say;
+use bench::step::procs;
+use bench::step::server::Env;
+use bench::step::signals::{self, Interrupted};
 
 fn main() -> ExitCode {
     let cli: Cli = match contract::config::parse_args() {

@@ -3,7 +3,7 @@
 //! [`allowed`] reads the CPUs this process may use (sched_getaffinity); [`plan`] splits them:
 //! with two or more, the load tool gets the last one and the server the rest (on a 2-CPU
 //! machine: server on CPU 0, load on CPU 1, as the workspace README's hand-run commands do);
-//! with one, nothing is pinned. [`CpuSet::to_libc`] is what [`crate::procs::prepare`] hands to
+//! with one, nothing is pinned. [`CpuSet::to_libc`] is what [`super::procs::prepare`] hands to
 //! sched_setaffinity in the child.
 
 use std::io;
