@@ -4,8 +4,8 @@
 
 use std::process::ExitCode;
 
-use bench::cli::{Cli, Cmd};
-use bench::cmd::{list, run, verify};
+use bench::cli::{Cli, Cmd, ToolsCmd};
+use bench::cmd::{list, run, tools, verify};
 use bench::say;
 use bench::step::procs;
 use bench::step::server::Env;
@@ -75,6 +75,9 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
                 ),
             }
         }
+        Cmd::Tools(t) => match t.command {
+            ToolsCmd::Compare(a) => tools::compare(&Env::new(a.bin_dir.clone()), &a),
+        },
         Cmd::Report(a) => {
             for file in &a.files {
                 let (md, svg) = bench::report::write_beside(file)?;

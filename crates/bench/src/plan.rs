@@ -73,13 +73,13 @@ impl Plan {
         let steps = exp.steps(args.quick);
         let repeat = args.repeat.unwrap_or(exp.repeat);
         let loadgen = env.binary("loadgen");
-        refuse_unless_applicable(tool, &steps, &loadgen)?;
+        refuse_unless_applicable(tool, &steps, &loadgen, "; use --tool builtin")?;
         let manifest = env.manifest()?;
         let subjects = match &args.target {
             Some(url) => {
                 let server = match args.servers.as_slice() {
                     [] => None,
-                    [name] => Some(find_serving(&manifest, name, exp, &steps)?.clone()),
+                    [name] => Some(find_serving(&manifest, name, exp.id, &steps)?.clone()),
                     _ => bail!("--target drives one server: give at most one name in --servers"),
                 };
                 let (base, addr) = answering(url)?;
@@ -114,11 +114,13 @@ impl Plan {
 }
 
 /// Refuses a tool that cannot apply every step (and its warm-up) exactly as asked, or that is
-/// not installed (the built-in one is built later, so only its steps are checked).
+/// not installed (the built-in one is built later, so only its steps are checked); `hint`
+/// ends the not-installed line.
 pub fn refuse_unless_applicable(
     tool: Tool,
     steps: &[Step],
     loadgen: &std::path::Path,
+    hint: &str,
 ) -> anyhow::Result<()> {
     for step in steps {
         for spec in [warmup_spec(step), spec(step)] {
@@ -131,7 +133,7 @@ pub fn refuse_unless_applicable(
     }
     if tool != Tool::Builtin && !tool.available(loadgen) {
         bail!(
-            "{} is not installed (no `{}` on PATH); use --tool builtin",
+            "{} is not installed (no `{}` on PATH){hint}",
             tool.name(),
             tool.program()
         );
@@ -188,7 +190,7 @@ fn choose<'m>(
         }
     } else {
         for name in &args.servers {
-            let s = find_serving(manifest, name, exp, steps)?;
+            let s = find_serving(manifest, name, exp.id, steps)?;
             if let Availability::Missing(why) = server::availability(s, env) {
                 bail!("{name} cannot run here: {why}");
             }
@@ -201,11 +203,12 @@ fn choose<'m>(
     Ok(out)
 }
 
-/// The entry `name`, which must serve at least one step's endpoint.
-fn find_serving<'m>(
+/// The entry `name`, which must serve at least one step's endpoint (`exp` names the
+/// experiment in the refusal).
+pub fn find_serving<'m>(
     manifest: &'m Manifest,
     name: &str,
-    exp: &Experiment,
+    exp: &str,
     steps: &[Step],
 ) -> anyhow::Result<&'m Server> {
     let s = server::select(manifest, &[name.to_string()], |_| true)?
@@ -213,9 +216,8 @@ fn find_serving<'m>(
         .ok_or_else(|| anyhow!("unknown server {name:?}"))?;
     if served(s, steps).is_empty() {
         bail!(
-            "{name} does not serve {}, which {} requests",
+            "{name} does not serve {}, which {exp} requests",
             unserved(s, steps).join(", "),
-            exp.id
         );
     }
     Ok(s)

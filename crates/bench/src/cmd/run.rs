@@ -230,19 +230,9 @@ impl Run<'_> {
         no_pin: bool,
         servers: impl Iterator<Item = &'s Server>,
     ) -> Option<pin::Plan> {
-        let split = if no_pin {
-            self.notes.push("not pinned (--no-pin)".into());
-            None
-        } else {
-            let cpus = pin::allowed().unwrap_or_default();
-            let split = pin::plan(&cpus);
-            if split.is_none() {
-                self.notes.push(
-                    "not pinned: fewer than two CPUs to split between server and load".into(),
-                );
-            }
-            split
-        };
+        let split = pin::split(no_pin)
+            .map_err(|why| self.notes.push(why.into()))
+            .ok();
         for s in servers {
             let per_cpu = s.default_workers == Some(0)
                 || s.command.iter().flatten().any(|a| a.contains("{cpus}"));
