@@ -79,6 +79,14 @@ pub struct RunArgs {
     /// sampling); --servers may name the one entry it is
     #[arg(long, value_name = "URL")]
     pub target: Option<String>,
+    /// How the servers are started.
+    #[command(flatten)]
+    pub start: StartArgs,
+}
+
+/// How `run` and `tools compare` start servers and pin them.
+#[derive(Args, Debug)]
+pub struct StartArgs {
     /// Start servers on this port instead of a free one (0)
     #[arg(long, value_name = "PORT", default_value_t = 0)]
     pub port: u16,
@@ -139,14 +147,7 @@ pub struct CompareArgs {
     /// The request target
     #[arg(long, value_name = "PATH", default_value = "/")]
     pub endpoint: String,
-    /// Start the server on this port instead of a free one (0)
-    #[arg(long, value_name = "PORT", default_value_t = 0)]
-    pub port: u16,
-    /// Do not pin the server and the load tools to different CPUs
-    #[arg(long)]
-    pub no_pin: bool,
-    /// Use the binaries (the server and loadgen) in DIR as they are instead of building
-    /// target/release
-    #[arg(long, value_name = "DIR")]
-    pub bin_dir: Option<PathBuf>,
+    /// How the server is started.
+    #[command(flatten)]
+    pub start: StartArgs,
 }

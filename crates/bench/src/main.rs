@@ -52,7 +52,7 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Cmd::Run(a) => {
-            let env = Env::new(a.bin_dir.clone());
+            let env = Env::new(a.start.bin_dir.clone());
             let mut command = vec!["bench".to_string()];
             command.extend(argv.into_iter().skip(1));
             let outcome = run::run(&env, &a, command)?;
@@ -76,7 +76,7 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
             }
         }
         Cmd::Tools(t) => match t.command {
-            ToolsCmd::Compare(a) => tools::compare(&Env::new(a.bin_dir.clone()), &a),
+            ToolsCmd::Compare(a) => tools::compare(&Env::new(a.start.bin_dir.clone()), &a),
         },
         Cmd::Report(a) => {
             for file in &a.files {

@@ -163,7 +163,7 @@ impl Run<'_> {
                 .filter_map(|(s, _)| s.package.clone())
                 .collect(),
         )?;
-        let cpus = self.pinning(args.no_pin, chosen.iter().map(|(s, _)| s));
+        let cpus = self.pinning(args.start.no_pin, chosen.iter().map(|(s, _)| s));
         let mut results = self.results(args, command);
         results.pinning = cpus.as_ref().map(|c| Pinning {
             server_cpus: c.server.0.clone(),
@@ -198,8 +198,12 @@ impl Run<'_> {
                 signals::check()?;
                 let label = format!("{} r{r}/{}", s.name, p.repeat);
                 progress.phase(format!("{label}: starting"), None);
-                let mut running =
-                    server::start(s, self.env, args.port, cpus.as_ref().map(|c| &c.server))?;
+                let mut running = server::start(
+                    s,
+                    self.env,
+                    args.start.port,
+                    cpus.as_ref().map(|c| &c.server),
+                )?;
                 results.servers[i].command = running.command.clone();
                 let addr = running.addr;
                 let failed = self.steps(

@@ -66,14 +66,19 @@ pub fn compare(env: &Env, args: &CompareArgs) -> anyhow::Result<()> {
         crate::say!("building {} (cargo build --release)", packages.join(", "));
     }
     server::build(env, &packages, || {})?;
-    let cpus = pin::split(args.no_pin)
+    let cpus = pin::split(args.start.no_pin)
         .map_err(|why| crate::say!("{why}"))
         .ok();
     if let Some(c) = &cpus {
         let _ = pin::pin_current_thread(&c.load);
     }
 
-    let mut running = server::start(entry, env, args.port, cpus.as_ref().map(|c| &c.server))?;
+    let mut running = server::start(
+        entry,
+        env,
+        args.start.port,
+        cpus.as_ref().map(|c| &c.server),
+    )?;
     let addr = running.addr;
     crate::say!(
         "{} at {addr}, pinned to {}; tools pinned to {}; {} keep-alive connections on {} for {} s after a {} s warm-up, {} round(s)",
