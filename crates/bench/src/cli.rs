@@ -1,6 +1,8 @@
-//! The command line (clap): `list`, `verify`, `run` and `report`, and their options.
+//! The command line (clap): `list`, `verify`, `run`, `report` and `tools compare`, and their
+//! options.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
@@ -29,6 +31,8 @@ pub enum Cmd {
     /// Instructions per request of each server under callgrind (noise-free), per endpoint and
     /// mode; or check / write the committed baseline of server-prebuilt
     Instructions(InstructionsArgs),
+    /// The load tools themselves: `tools compare`
+    Tools(ToolsArgs),
 }
 
 /// `bench instructions`.
@@ -115,6 +119,14 @@ pub struct RunArgs {
     /// sampling); --servers may name the one entry it is
     #[arg(long, value_name = "URL")]
     pub target: Option<String>,
+    /// How the servers are started.
+    #[command(flatten)]
+    pub start: StartArgs,
+}
+
+/// How `run` and `tools compare` start servers and pin them.
+#[derive(Args, Debug)]
+pub struct StartArgs {
     /// Start servers on this port instead of a free one (0)
     #[arg(long, value_name = "PORT", default_value_t = 0)]
     pub port: u16,
@@ -133,4 +145,49 @@ pub struct ReportArgs {
     /// Results files (results/EXPERIMENT-TIMESTAMP.json); each gets a .md and an .svg beside it
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<PathBuf>,
+}
+
+/// `bench tools`.
+#[derive(Args, Debug)]
+pub struct ToolsArgs {
+    /// What to do with the tools.
+    #[command(subcommand)]
+    pub command: ToolsCmd,
+}
+
+/// The `bench tools` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum ToolsCmd {
+    /// Drive one server with several load tools at the same load, alternating them round by
+    /// round, and print each tool's requests/s and p50 with its ratio to the first tool's
+    Compare(CompareArgs),
+}
+
+/// `bench tools compare`.
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// The server (a servers.toml name)
+    #[arg(long, value_name = "NAME")]
+    pub server: String,
+    /// Comma-separated load tools (builtin, wrk, ab, oha, k6); the first is the reference
+    #[arg(long, value_name = "A,B,…", value_delimiter = ',', required = true)]
+    pub tools: Vec<String>,
+    /// Rounds; each runs every tool once, in the order given
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub rounds: u32,
+    /// Each measured run's length
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = loadgen::config::parse_duration)]
+    pub duration: Duration,
+    /// The discarded warm-up of the same load before each measured run
+    #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = loadgen::config::parse_duration)]
+    pub warmup: Duration,
+    /// Keep-alive connections
+    #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub connections: u64,
+    /// The request target
+    #[arg(long, value_name = "PATH", default_value = "/")]
+    pub endpoint: String,
+    /// How the server is started.
+    #[command(flatten)]
+    pub start: StartArgs,
 }

@@ -1,37 +1,28 @@
 //! `bench`: the harness that reproduces the five experiments of EXPERIMENTS.md side by side.
 //!
-//! Layers, in the order a run passes through them (STYLE.md habit 9):
+//! Its layers, in the order a run passes through them (STYLE.md habit 9), each a module that
+//! uses only those listed before it (and [`term`]):
 //!
-//! - [`cli`] (options): the command line (`list`, `verify`, `run`, `report`);
-//! - [`experiments`]: E1–E5 as data: endpoints, steps, load model, default lengths;
-//! - [`servers`]: servers.toml entries made runnable: build, start (pinned), stop, always;
-//!   [`procs`] (process groups, /proc), [`pin`] (CPU affinity) and [`signals`] beneath it;
-//! - [`sample`]: RSS and CPU of a server's whole process tree from /proc;
-//! - [`load`] and [`tools`]: every load tool (the built-in `loadgen` binary, wrk, ab, oha,
-//!   k6) run as a pinned, killable child process, its output parsed;
-//! - [`results`] (stats): the versioned results JSON, repeats with median and spread;
-//! - [`report`]: markdown tables shaped like each experiment's own, and an SVG chart;
-//! - [`instructions`]: instructions per request under callgrind, beside the timed runs.
+//! - [`cli`]: the command line (`list`, `verify`, `run`, `report`, `tools compare`);
+//! - [`experiment`]: E1–E5 as data: endpoints, steps, load model, default lengths;
+//! - [`plan`]: what a run will do (servers × steps × repeats, or a running target), and every
+//!   refusal before anything starts;
+//! - [`step`]: running one step: start and stop a server (process groups, pinning, signals),
+//!   a load tool as a child process and its output parser, /proc sampling; the per-step
+//!   body, [`step::run`];
+//! - [`results`]: the versioned results JSON (schema only), with its provenance (machine,
+//!   git, versions) and UTC timestamps beside it;
+//! - [`report`]: markdown tables shaped like each experiment's own, and an SVG chart.
 //!
-//! The commands themselves: [`list`], [`verify`], [`run`](mod@run); [`progress`], [`table`]
-//! and [`out`] are their terminal output.
+//! The commands that put them together are in [`cmd`] (`list`, `verify`, `run`, `tools`);
+//! [`term`] is their terminal output (the `say!` macro, tables, the progress line).
 #![deny(missing_docs)]
 
 pub mod cli;
-pub mod experiments;
-pub mod instructions;
-pub mod list;
-pub mod load;
-pub mod out;
-pub mod pin;
-pub mod procs;
-pub mod progress;
+pub mod cmd;
+pub mod experiment;
+pub mod plan;
 pub mod report;
 pub mod results;
-pub mod run;
-pub mod sample;
-pub mod servers;
-pub mod signals;
-pub mod table;
-pub mod tools;
-pub mod verify;
+pub mod step;
+pub mod term;

@@ -4,10 +4,12 @@
 
 use std::process::ExitCode;
 
-use bench::cli::{Cli, Cmd};
-use bench::servers::Env;
-use bench::signals::{self, Interrupted};
-use bench::{instructions, list, procs, run, say, verify};
+use bench::cli::{Cli, Cmd, ToolsCmd};
+use bench::cmd::{instructions, list, run, tools, verify};
+use bench::say;
+use bench::step::procs;
+use bench::step::server::Env;
+use bench::step::signals::{self, Interrupted};
 
 fn main() -> ExitCode {
     let cli: Cli = match serve::config::parse_args() {
@@ -50,7 +52,7 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Cmd::Run(a) => {
-            let env = Env::new(a.bin_dir.clone());
+            let env = Env::new(a.start.bin_dir.clone());
             let mut command = vec!["bench".to_string()];
             command.extend(argv.into_iter().skip(1));
             let outcome = run::run(&env, &a, command)?;
@@ -113,6 +115,9 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
             command.extend(argv.into_iter().skip(1));
             instructions::run(&Env::new(a.bin_dir), &plan, command)
         }
+        Cmd::Tools(t) => match t.command {
+            ToolsCmd::Compare(a) => tools::compare(&Env::new(a.start.bin_dir.clone()), &a),
+        },
         Cmd::Report(a) => {
             for file in &a.files {
                 let (md, svg) = bench::report::write_beside(file)?;

@@ -708,3 +708,129 @@ fn a_closed_stdout_is_not_a_panic() {
     assert!(out.status.success(), "{:?}: {err}", out.status);
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn tools_compare_alternates_the_tools_on_one_server() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let bins = bin_dir();
+    // wrk is installed on this project's machines; elsewhere the built-in tool is compared
+    // with oha if that is there, else the test has nothing to compare and says so.
+    let on_path = |p: &str| {
+        std::env::var_os("PATH")
+            .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(p).is_file()))
+    };
+    let Some(other) = ["wrk", "oha"].into_iter().find(|t| on_path(t)) else {
+        println!("neither wrk nor oha on PATH: nothing to compare the built-in tool with");
+        return;
+    };
+    let tools = format!("builtin,{other}");
+    let (out, seen, _) = run_watched(
+        &[
+            "tools",
+            "compare",
+            "--server",
+            "server-prebuilt",
+            "--tools",
+            &tools,
+            "--rounds",
+            "2",
+            "--duration",
+            "1s",
+            "--warmup",
+            "1s",
+            "--connections",
+            "10",
+            "--bin-dir",
+            bins.to_str().unwrap(),
+        ],
+        Duration::from_secs(120),
+    );
+    let stdout = text(&out.stdout);
+    println!("{stdout}");
+    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
+
+    // One server for the whole command; every tool ran under bench; nothing is left.
+    let names: Vec<&str> = seen.values().map(|s| s.comm.as_str()).collect();
+    let servers = names.iter().filter(|n| **n == "server-prebuilt").count();
+    assert_eq!(servers, 1, "{names:?}");
+    for want in ["loadgen", other] {
+        assert!(names.contains(&want), "never saw {want}: {names:?}");
+    }
+    assert!(still_running(&seen).is_empty());
+
+    // Rounds alternate the tools in the order given; the first tool is the reference.
+    let rows: Vec<Vec<&str>> = stdout
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|c| c.len() >= 9 && c[0].parse::<u32>().is_ok())
+        .collect();
+    let order: Vec<(&str, &str)> = rows.iter().map(|c| (c[0], c[1])).collect();
+    assert_eq!(
+        order,
+        [
+            ("1", "builtin"),
+            ("1", other),
+            ("2", "builtin"),
+            ("2", other)
+        ],
+        "{stdout}"
+    );
+    for c in &rows {
+        let rps: f64 = c[2].parse().unwrap_or_else(|_| panic!("req/s in {c:?}"));
+        let p50: f64 = c[3].parse().unwrap_or_else(|_| panic!("p50 in {c:?}"));
+        assert!(rps > 0.0 && p50 > 0.0, "{c:?}");
+        // Server CPU per request: sampled, because bench started the server.
+        assert!(c[5].parse::<f64>().is_ok_and(|v| v > 0.0), "{c:?}");
+        let ratio: f64 = c[7].parse().unwrap_or_else(|_| panic!("ratio in {c:?}"));
+        if c[1] == "builtin" {
+            assert_eq!((c[7], c[8]), ("1.000", "1.000"), "{c:?}");
+        } else {
+            assert!(ratio > 0.0, "{c:?}");
+        }
+    }
+    assert!(stdout.contains("medians over the rounds"), "{stdout}");
+}
+
+#[test]
+fn tools_compare_refuses_bad_input_before_starting() {
+    let bins = bin_dir();
+    let bins = bins.to_str().unwrap();
+    let compare = |tools: &str, env: &[(&str, &str)], want: &str| {
+        let args = [
+            "tools",
+            "compare",
+            "--server",
+            "server-prebuilt",
+            "--tools",
+            tools,
+            "--bin-dir",
+            bins,
+        ];
+        fails_with(&args, env, want)
+    };
+    compare("builtin,siege", &[], "unknown tool \"siege\"");
+    compare("builtin", &[], "at least two tools");
+    compare("builtin,builtin", &[], "named twice");
+    // ab speaks HTTP/1.0 only: it cannot apply a keep-alive HTTP/1.1 load.
+    compare("builtin,ab", &[], "ab cannot run this step");
+    let line = compare(
+        "builtin,wrk",
+        &[("PATH", "/nonexistent")],
+        "wrk is not installed",
+    );
+    assert!(!line.contains("--tool builtin"), "{line}");
+    fails_with(
+        &[
+            "tools",
+            "compare",
+            "--server",
+            "server-nope",
+            "--tools",
+            "builtin,wrk",
+            "--bin-dir",
+            bins,
+        ],
+        &[],
+        "unknown server \"server-nope\"",
+    );
+}

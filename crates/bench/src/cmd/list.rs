@@ -2,8 +2,8 @@
 //! buildable, or a peer's runtime and files found, or what is missing), its style, what it is
 //! the analogue of, its usual port and its experiments.
 
-use crate::servers::{Availability, Env, availability};
-use crate::table::Table;
+use crate::step::server::{Availability, Env, availability};
+use crate::term::table::Table;
 
 /// Prints the list to stdout.
 pub fn run(env: &Env) -> anyhow::Result<()> {
@@ -46,7 +46,7 @@ pub fn run(env: &Env) -> anyhow::Result<()> {
             clip(&s.style, 60),
         ]);
     }
-    crate::out::text(&t);
+    crate::term::out::text(&t);
     Ok(())
 }
 

@@ -3,8 +3,9 @@
 //! [`allowed`] reads the CPUs this process may use (sched_getaffinity); [`plan`] splits them:
 //! with two or more, the load tool gets the last one and the server the rest (on a 2-CPU
 //! machine: server on CPU 0, load on CPU 1, as the workspace README's hand-run commands do);
-//! with one, nothing is pinned. [`CpuSet::to_libc`] is what [`crate::procs::prepare`] hands to
-//! sched_setaffinity in the child.
+//! with one, nothing is pinned. [`split`] is that choice as the commands make it.
+//! [`CpuSet::to_libc`] is what [`super::procs::prepare`] hands to sched_setaffinity in the
+//! child.
 
 use std::io;
 
@@ -64,6 +65,16 @@ pub fn pin_current_thread(set: &CpuSet) -> io::Result<()> {
         return Err(io::Error::last_os_error());
     }
     Ok(())
+}
+
+/// The split a command uses: [`plan`] over the [`allowed`] CPUs, or why it does not pin
+/// (`--no-pin`, fewer than two CPUs), as the note its output carries.
+pub fn split(no_pin: bool) -> Result<Plan, &'static str> {
+    if no_pin {
+        return Err("not pinned (--no-pin)");
+    }
+    plan(&allowed().unwrap_or_default())
+        .ok_or("not pinned: fewer than two CPUs to split between server and load")
 }
 
 /// Splits `cpus` between server and load tool; `None` with fewer than two.

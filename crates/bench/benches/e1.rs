@@ -11,7 +11,8 @@
 //!   it, in-process (`tower::ServiceExt::oneshot`, `actix_web::test::call_service`); the
 //!   difference is the middleware's cost.
 //!
-//! Run: `cargo bench -p server-axum --bench e1`.
+//! Run: `cargo bench -p bench --bench e1` (it lives with the harness, so that no server crate
+//! depends on another for a benchmark).
 
 use std::hint::black_box;
 use std::net::SocketAddr;

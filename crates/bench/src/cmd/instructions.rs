@@ -22,7 +22,7 @@ use anyhow::{Context, anyhow, bail};
 use serde::{Deserialize, Serialize};
 use serve::process::ServerProcess;
 
-use crate::signals;
+use crate::step::signals;
 
 /// The schema tag of [`InstructionResults`].
 pub const SCHEMA: &str = "bench.instructions/1";
@@ -486,7 +486,7 @@ pub fn markdown(r: &InstructionResults) -> String {
 /// The argv of a server (without its address) and how its address is given.
 pub fn argv_of(
     server: &manifest::Server,
-    env: &crate::servers::Env,
+    env: &crate::step::server::Env,
 ) -> anyhow::Result<(Vec<String>, Option<&'static str>)> {
     match &server.package {
         Some(package) => Ok((
@@ -533,7 +533,7 @@ pub const DEFAULT_TARGETS: [&str; 5] = [
     "/",
     "/api/hello",
     "/my/ip",
-    crate::verify::ECHO,
+    crate::cmd::verify::ECHO,
     "/api/private",
 ];
 
@@ -559,7 +559,7 @@ pub struct Plan {
 /// The case of `server` for `target` and `mode`.
 fn case_for(
     server: &manifest::Server,
-    env: &crate::servers::Env,
+    env: &crate::step::server::Env,
     target: &str,
     mode: Mode,
 ) -> anyhow::Result<Case> {
@@ -588,7 +588,11 @@ fn case_for(
 
 /// `bench instructions`: measures, prints the table, writes the results (or checks or writes
 /// the baseline).
-pub fn run(env: &crate::servers::Env, plan: &Plan, command: Vec<String>) -> anyhow::Result<()> {
+pub fn run(
+    env: &crate::step::server::Env,
+    plan: &Plan,
+    command: Vec<String>,
+) -> anyhow::Result<()> {
     let valgrind = valgrind_version().map_err(|why| anyhow!("{why}"))?;
     let manifest = env.manifest()?;
     let baseline = match (&plan.check, &plan.write_baseline) {
@@ -600,7 +604,7 @@ pub fn run(env: &crate::servers::Env, plan: &Plan, command: Vec<String>) -> anyh
             counts: plan.counts,
             per_request: 0.0,
             tolerance: 0.10,
-            measured_utc: crate::results::utc_now(),
+            measured_utc: crate::results::timestamp::utc_now(),
             command: "cargo run --release -p bench -- instructions --write-baseline crates/bench/baselines/instructions.json".into(),
         }),
         (None, None) => None,
@@ -619,14 +623,14 @@ pub fn run(env: &crate::servers::Env, plan: &Plan, command: Vec<String>) -> anyh
             plan.counts,
         ),
     };
-    let chosen = crate::servers::select(&manifest, &names, |_| true)?;
+    let chosen = crate::step::server::select(&manifest, &names, |_| true)?;
     let mut servers = Vec::new();
     let mut not_measured = Vec::new();
     for s in chosen {
         let why = supported(s)
             .err()
-            .or_else(|| match crate::servers::availability(s, env) {
-                crate::servers::Availability::Missing(why) => {
+            .or_else(|| match crate::step::server::availability(s, env) {
+                crate::step::server::Availability::Missing(why) => {
                     Some(format!("cannot run here: {why}"))
                 }
                 _ => None,
@@ -649,10 +653,10 @@ pub fn run(env: &crate::servers::Env, plan: &Plan, command: Vec<String>) -> anyh
     if env.builds() {
         crate::say!("building {} (release)", packages.join(", "));
     }
-    crate::servers::build(env, &packages, || {})?;
+    crate::step::server::build(env, &packages, || {})?;
     let loadgen = env.binary("loadgen");
     let scratch = std::env::temp_dir().join(format!("bench-instructions-{}", std::process::id()));
-    let started = crate::results::utc_now();
+    let started = crate::results::timestamp::utc_now();
     let mut measurements = Vec::new();
     let result = (|| -> anyhow::Result<()> {
         for s in &servers {
@@ -712,7 +716,7 @@ pub fn run(env: &crate::servers::Env, plan: &Plan, command: Vec<String>) -> anyh
     let results = InstructionResults {
         schema: SCHEMA.into(),
         started_utc: started,
-        finished_utc: crate::results::utc_now(),
+        finished_utc: crate::results::timestamp::utc_now(),
         command,
         machine: crate::results::Machine::detect(),
         git: crate::results::Git::detect(&env.root),
@@ -766,7 +770,7 @@ mod tests {
 
     /// The head of a file written by valgrind-3.19.0's callgrind on this machine (server-prebuilt,
     /// 2,000 requests); only the lines this module reads matter.
-    const RECORDED: &str = include_str!("../tests/data/callgrind-server-prebuilt-head.txt");
+    const RECORDED: &str = include_str!("../../tests/data/callgrind-server-prebuilt-head.txt");
 
     #[test]
     fn totals_of_a_recorded_file() {

@@ -13,10 +13,10 @@ use conformance::wire::{Conn, Response};
 use conformance::{Group, Options, Outcome, Report, Target};
 use manifest::Server;
 
-use crate::experiments::TOKEN;
-use crate::servers::{self, Availability, Env};
-use crate::signals;
-use crate::table::Table;
+use crate::experiment::TOKEN;
+use crate::step::server::{self as servers, Availability, Env};
+use crate::step::signals;
+use crate::term::table::Table;
 
 /// The request target used for the query echo.
 pub const ECHO: &str = "/api?name=John&lastname=Doe";
@@ -92,7 +92,7 @@ pub fn run(env: &Env, names: &[String]) -> anyhow::Result<()> {
     crate::say!(
         "\nfairness: one GET per endpoint (Date values differ only in content; its length is fixed)"
     );
-    crate::out::text(&table);
+    crate::term::out::text(&table);
     if !failures.is_empty() {
         bail!(
             "{} server(s) failed conformance checks: {}",

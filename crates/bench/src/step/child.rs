@@ -1,17 +1,20 @@
-//! Running a load tool as a child process: the built-in generator (the `loadgen` binary with
-//! `--json`) as much as wrk, ab, oha or k6, so that every tool is pinned, bounded in time and
-//! killable alike. [`run`] spawns the argv [`crate::tools::Tool::argv`] made, collects its
-//! stdout and stderr, polls for a signal and for its deadline, and stops its process group on
-//! either.
+//! A child the harness waits on: a load tool (the built-in generator, the `loadgen` binary
+//! with `--json`, as much as wrk, ab, oha or k6), or `cargo build`, so that every tool is
+//! pinned, bounded in time and killable alike. [`run`] spawns the argv
+//! [`Tool::argv`](super::tools::Tool::argv) made, collects its stdout and stderr, polls for a
+//! signal and for its deadline, and stops its process group on either. [`collect`] and
+//! [`snapshot`] are the pipe readers, shared with the server start
+//! ([`super::server::start`]).
 
+use std::io::Read;
 use std::process::{Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail};
 
-use crate::pin::CpuSet;
-use crate::servers::{collect, last_line, snapshot};
-use crate::{procs, signals};
+use super::pin::CpuSet;
+use super::{procs, signals};
 
 /// What a tool printed, and how it ended.
 #[derive(Debug)]
@@ -99,9 +102,7 @@ pub fn run_child(
     let elapsed = started.elapsed();
     // The reader threads finish at EOF, just after the exit; give them a moment.
     let settle = Instant::now() + Duration::from_millis(500);
-    while (std::sync::Arc::strong_count(&out) > 1 || std::sync::Arc::strong_count(&err) > 1)
-        && Instant::now() < settle
-    {
+    while (Arc::strong_count(&out) > 1 || Arc::strong_count(&err) > 1) && Instant::now() < settle {
         std::thread::sleep(Duration::from_millis(5));
     }
     Ok(Output {
@@ -131,4 +132,40 @@ pub fn succeeded(tool: &str, output: &Output) -> anyhow::Result<()> {
         Some(line) => bail!("{tool} failed ({}): {line}", output.status),
         None => bail!("{tool} failed ({})", output.status),
     }
+}
+
+/// Reads `source` on a thread into a shared buffer (the last MiB is kept).
+pub fn collect(source: Option<impl Read + Send + 'static>) -> Arc<Mutex<Vec<u8>>> {
+    let buf = Arc::new(Mutex::new(Vec::new()));
+    if let Some(mut source) = source {
+        let sink = Arc::clone(&buf);
+        let _ = std::thread::Builder::new()
+            .name("bench-collect".into())
+            .spawn(move || {
+                let mut chunk = [0u8; 8192];
+                while let Ok(n) = source.read(&mut chunk) {
+                    if n == 0 {
+                        break;
+                    }
+                    if let Ok(mut b) = sink.lock() {
+                        b.extend_from_slice(&chunk[..n]);
+                        let over = b.len().saturating_sub(1 << 20);
+                        b.drain(..over);
+                    }
+                }
+            });
+    }
+    buf
+}
+
+/// What a [`collect`] buffer holds so far, as text.
+pub fn snapshot(buf: &Arc<Mutex<Vec<u8>>>) -> String {
+    buf.lock()
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default()
+}
+
+/// The last non-empty line of `text`, trimmed.
+pub fn last_line(text: &str) -> Option<&str> {
+    text.lines().rev().map(str::trim).find(|l| !l.is_empty())
 }

@@ -3,23 +3,28 @@
 //!
 //! Layout, outermost first: [`Results`] (the run: experiment, when, how, on what) holds a
 //! [`ServerResult`] per server, each with a [`StepResult`] per step of the experiment, each with
-//! one [`Run`] per repeat, their per-field [`median`] and their [`Spread`]. [`Machine::detect`]
-//! and [`Git::detect`] fill the provenance; [`utc_now`] and [`utc_iso`] give the timestamps
-//! (civil-from-days arithmetic, no date crate). [`Results::write`] stores a document as
-//! `<dir>/<experiment>-<YYYYMMDDTHHMMSSZ>.json`; [`Results::load`] reads one back and checks
-//! its [`SCHEMA`].
+//! one [`Run`] per repeat, their per-field [`median`] and their [`Spread`]. [`Results::write`]
+//! stores a document as `<dir>/<experiment>-<YYYYMMDDTHHMMSSZ>.json`; [`Results::load`] reads
+//! one back and checks its [`SCHEMA`].
+//!
+//! This file is the schema only. Beside it: [`provenance`] (the [`Machine`] and [`Git`]
+//! fields and how they are detected, the programs' version lines) and [`timestamp`] (UTC
+//! timestamps, through the `time` crate).
 //!
 //! Adding an optional field keeps the schema version; renaming or removing one bumps it.
 
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde::{Deserialize, Serialize};
+pub mod provenance;
+pub mod timestamp;
+
+pub use provenance::{Git, Machine};
+use timestamp::{compact_stamp, utc_now};
 
 /// The schema tag of [`Results`].
 pub const SCHEMA: &str = "bench.results/1";
@@ -45,7 +50,7 @@ pub struct Results {
     pub git: Git,
     /// Versions of what took part: `bench`, `rustc`, `tool`, peers' runtimes, ….
     pub versions: BTreeMap<String, String>,
-    /// The load tool: `builtin`, `wrk`, `ab`, `oha` or `k6` (see [`crate::tools::Tool`]).
+    /// The load tool: `builtin`, `wrk`, `ab`, `oha` or `k6` (the tool adapters' names).
     pub tool: String,
     /// Whether the shortened (`--quick`) steps were run.
     pub quick: bool,
@@ -59,30 +64,6 @@ pub struct Results {
     pub notes: Vec<String>,
     /// Every server, in the order they ran.
     pub servers: Vec<ServerResult>,
-}
-
-/// The machine a run was made on.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Machine {
-    /// The host name.
-    pub hostname: String,
-    /// The kernel: OS type, release and build (`Linux 6.1.0-… #1 SMP …`).
-    pub kernel: String,
-    /// Logical CPUs online.
-    pub cpus: usize,
-    /// The first CPU's model name.
-    pub cpu_model: String,
-    /// Total memory, KiB.
-    pub mem_total_kb: u64,
-}
-
-/// The workspace's revision.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Git {
-    /// `git rev-parse HEAD`; `None` outside a repository or without git.
-    pub revision: Option<String>,
-    /// Whether tracked files differ from `revision`; `None` when unknown.
-    pub dirty: Option<bool>,
 }
 
 /// Which CPUs servers and the load tool were pinned to.
@@ -517,128 +498,8 @@ enum ParseFailure {
     Schema(String),
 }
 
-impl Machine {
-    /// The machine this runs on, from /proc (fields it cannot read stay empty or 0).
-    pub fn detect() -> Machine {
-        let read = |p: &str| fs::read_to_string(p).unwrap_or_default();
-        let cpuinfo = read("/proc/cpuinfo");
-        let meminfo = read("/proc/meminfo");
-        let kernel = ["ostype", "osrelease", "version"]
-            .iter()
-            .map(|f| read(&format!("/proc/sys/kernel/{f}")).trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect::<Vec<_>>()
-            .join(" ");
-        let processors = cpuinfo
-            .lines()
-            .filter(|l| field_name(l) == Some("processor"))
-            .count();
-        Machine {
-            hostname: read("/proc/sys/kernel/hostname").trim().to_string(),
-            kernel,
-            cpus: if processors > 0 {
-                processors
-            } else {
-                std::thread::available_parallelism().map_or(0, |n| n.get())
-            },
-            cpu_model: cpuinfo
-                .lines()
-                .find(|l| field_name(l) == Some("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
-                .unwrap_or_default(),
-            mem_total_kb: meminfo
-                .lines()
-                .find_map(|l| l.strip_prefix("MemTotal:"))
-                .and_then(|v| v.split_whitespace().next())
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(0),
-        }
-    }
-}
-
-fn field_name(line: &str) -> Option<&str> {
-    line.split_once(':').map(|(k, _)| k.trim())
-}
-
-impl Git {
-    /// The revision of the repository at `root` and whether tracked files differ from it
-    /// (`git status --porcelain --untracked-files=no`: results and reports the harness
-    /// writes are untracked and do not make a tree dirty). Both `None` without git.
-    pub fn detect(root: &Path) -> Git {
-        let git = |args: &[&str]| {
-            Command::new("git")
-                .arg("-C")
-                .arg(root)
-                .args(args)
-                .output()
-                .ok()
-                .filter(|o| o.status.success())
-                .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        };
-        let revision = git(&["rev-parse", "HEAD"])
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty());
-        let dirty = revision
-            .as_ref()
-            .and_then(|_| git(&["status", "--porcelain", "--untracked-files=no"]))
-            .map(|s| !s.trim().is_empty());
-        Git { revision, dirty }
-    }
-}
-
-/// Now, as `YYYY-MM-DDTHH:MM:SSZ`.
-pub fn utc_now() -> String {
-    utc_iso(SystemTime::now())
-}
-
-/// `t` as `YYYY-MM-DDTHH:MM:SSZ` (whole seconds; times before 1970 print as 1970-01-01).
-pub fn utc_iso(t: SystemTime) -> String {
-    let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
-/// `YYYY-MM-DDTHH:MM:SSZ` as `YYYYMMDDTHHMMSSZ` (the file-name form); `None` for anything
-/// else.
-pub fn compact_stamp(iso: &str) -> Option<String> {
-    let b = iso.as_bytes();
-    let shape = b.len() == 20
-        && b.iter().enumerate().all(|(i, &c)| match i {
-            4 | 7 => c == b'-',
-            10 => c == b'T',
-            13 | 16 => c == b':',
-            19 => c == b'Z',
-            _ => c.is_ascii_digit(),
-        });
-    shape.then(|| iso.chars().filter(|&c| c != '-' && c != ':').collect())
-}
-
-/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian (Howard Hinnant's
-/// `civil_from_days`).
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let doe = z % 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + u64::from(m <= 2);
-    (y, m, d)
-}
-
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::*;
 
     fn run(rps: f64, p99: Option<u64>, rss_peak: Option<u64>) -> Run {
@@ -800,47 +661,5 @@ mod tests {
         assert_eq!(one.relative, 0.0);
         assert_eq!(median(&[]), None);
         assert_eq!(spread(&[]), None);
-    }
-
-    #[test]
-    fn timestamps() {
-        assert_eq!(utc_iso(UNIX_EPOCH), "1970-01-01T00:00:00Z");
-        // 2000-02-29 (a leap day in a century year divisible by 400) 12:34:56.
-        let t = UNIX_EPOCH + Duration::from_secs(951_827_696);
-        assert_eq!(utc_iso(t), "2000-02-29T12:34:56Z");
-        let t = UNIX_EPOCH + Duration::from_secs(1_795_992_000);
-        assert_eq!(utc_iso(t), "2026-11-29T22:40:00Z");
-        assert_eq!(
-            compact_stamp("2026-11-29T22:40:00Z").as_deref(),
-            Some("20261129T224000Z")
-        );
-        assert_eq!(compact_stamp("2026-11-29 22:40:00"), None);
-        assert_eq!(compact_stamp("2026-11-29T22:40:00Zx"), None);
-        // Values from `date -u -d @SECS +%FT%TZ`.
-        for (secs, want) in [
-            (4_102_444_799, "2099-12-31T23:59:59Z"),
-            (1_709_251_199, "2024-02-29T23:59:59Z"),
-        ] {
-            assert_eq!(utc_iso(UNIX_EPOCH + Duration::from_secs(secs)), want);
-        }
-    }
-
-    #[test]
-    fn machine_is_detected() {
-        let m = Machine::detect();
-        assert!(m.cpus >= 1);
-        assert!(m.mem_total_kb > 0);
-        assert!(m.kernel.starts_with("Linux "), "{}", m.kernel);
-    }
-
-    #[test]
-    fn git_is_tolerant() {
-        let g = Git::detect(Path::new(env!("CARGO_MANIFEST_DIR")));
-        if let Some(rev) = &g.revision {
-            assert_eq!(rev.len(), 40);
-            assert!(g.dirty.is_some());
-        }
-        let none = Git::detect(Path::new("/"));
-        assert_eq!(none, Git::default());
     }
 }

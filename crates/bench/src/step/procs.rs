@@ -20,7 +20,7 @@ use std::process::{Child, Command};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::pin::CpuSet;
+use super::pin::CpuSet;
 
 /// Makes `cmd` start in its own process group, die with the harness, and run on `cpus`.
 pub fn prepare(cmd: &mut Command, cpus: Option<&CpuSet>) {

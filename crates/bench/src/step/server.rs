@@ -7,7 +7,6 @@
 //! the packages needed. [`start`] returns a [`Running`] guard; dropping it (on success, error,
 //! or after a signal) stops the server's whole process group.
 
-use std::io::Read;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -17,8 +16,9 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, bail};
 use manifest::{Manifest, Server};
 
-use crate::pin::CpuSet;
-use crate::{procs, signals};
+use super::child::{self, collect, last_line, snapshot};
+use super::pin::CpuSet;
+use super::{procs, signals};
 
 /// How long a server may take to print its ready line.
 pub const READY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -153,7 +153,7 @@ pub fn build(env: &Env, packages: &[String], on_wait: impl FnMut()) -> anyhow::R
         argv.extend(["-p".to_string(), p.clone()]);
     }
     // No time limit; on a signal cargo gets 2 s to stop before its group is killed.
-    let out = crate::load::run_child(
+    let out = child::run_child(
         &argv,
         &env.root,
         None,
@@ -176,42 +176,6 @@ pub fn build(env: &Env, packages: &[String], on_wait: impl FnMut()) -> anyhow::R
         );
     }
     Ok(())
-}
-
-/// Reads `source` on a thread into a shared buffer (the last MiB is kept).
-pub fn collect(source: Option<impl Read + Send + 'static>) -> Arc<Mutex<Vec<u8>>> {
-    let buf = Arc::new(Mutex::new(Vec::new()));
-    if let Some(mut source) = source {
-        let sink = Arc::clone(&buf);
-        let _ = std::thread::Builder::new()
-            .name("bench-collect".into())
-            .spawn(move || {
-                let mut chunk = [0u8; 8192];
-                while let Ok(n) = source.read(&mut chunk) {
-                    if n == 0 {
-                        break;
-                    }
-                    if let Ok(mut b) = sink.lock() {
-                        b.extend_from_slice(&chunk[..n]);
-                        let over = b.len().saturating_sub(1 << 20);
-                        b.drain(..over);
-                    }
-                }
-            });
-    }
-    buf
-}
-
-/// What a [`collect`] buffer holds so far, as text.
-pub fn snapshot(buf: &Arc<Mutex<Vec<u8>>>) -> String {
-    buf.lock()
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default()
-}
-
-/// The last non-empty line of `text`, trimmed.
-pub fn last_line(text: &str) -> Option<&str> {
-    text.lines().rev().map(str::trim).find(|l| !l.is_empty())
 }
 
 /// A server the harness started; dropping it stops its process group.

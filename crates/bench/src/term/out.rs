@@ -14,6 +14,6 @@ pub fn text(t: impl Display) {
 #[macro_export]
 macro_rules! say {
     ($($arg:tt)*) => {
-        $crate::out::text(format_args!("{}\n", format_args!($($arg)*)))
+        $crate::term::out::text(format_args!("{}\n", format_args!($($arg)*)))
     };
 }

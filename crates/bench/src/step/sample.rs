@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::procs;
+use super::procs;
 
 /// What a process tree used over a window.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -1,0 +1,10 @@
+//! The commands, one file each: [`list`], [`verify`], [`run`](mod@run) (carries out a
+//! [`Plan`](crate::plan::Plan): the run loop over repeats, servers and steps, and the results
+//! file), [`tools`] (`bench tools compare`: several load tools against one server) and
+//! [`instructions`] (instructions per request under callgrind, and the CI guard's baseline).
+
+pub mod instructions;
+pub mod list;
+pub mod run;
+pub mod tools;
+pub mod verify;

@@ -1,0 +1,419 @@
+//! `bench run EXPERIMENT`: carries out a [`Plan`] and writes one results JSON (schema
+//! `bench.results/1`).
+//!
+//! In order: the plan (input checked, servers chosen; [`crate::plan`]), the build (`cargo
+//! build --release -p <servers> -p loadgen`), the CPU split, then for each repeat and each
+//! server: start it (pinned to the server CPUs), run every step it serves through
+//! [`step::run`] (warm-up, measured run, sampling), stop it. Repeats restart the servers,
+//! alternating them, so that a slow phase of the machine does not fall on one server only.
+//! A signal or an error unwinds through the guards, which stop everything started.
+//!
+//! With `--target URL` the same steps drive a server that is already running: nothing is
+//! built but the built-in generator, nothing is pinned or sampled, and the JSON says so.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use manifest::Server;
+
+use crate::cli::RunArgs;
+use crate::experiment::{self, Step};
+use crate::plan::{Plan, Subjects, Target, unserved};
+use crate::results::provenance::{self, Git, Machine};
+use crate::results::{Pinning, Results, ServerKind, ServerResult, StepResult, timestamp};
+use crate::step::pin::{self, CpuSet};
+use crate::step::server::{self, Env};
+use crate::step::tools::Tool;
+use crate::step::{self, Load, Spawn, Subject, signals};
+use crate::term::progress::Progress;
+use crate::term::table::Table;
+
+/// What `bench run` did: where the results went, and any step that could not be measured.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The results file.
+    pub path: PathBuf,
+    /// Problems that did not stop the run (a server that died during a step, a tool that
+    /// failed), one line each.
+    pub problems: Vec<String>,
+}
+
+/// Prints the experiments (`bench run --list`).
+pub fn list() {
+    let mut t = Table::new(&["id", "title", "article's load", "steps (default)"]);
+    for e in &experiment::ALL {
+        let steps = e.steps(false);
+        let shape: Vec<String> = steps
+            .iter()
+            .map(|s| format!("{} {}", s.endpoint, s.id))
+            .collect();
+        t.row(vec![
+            e.id.to_string(),
+            e.title.to_string(),
+            e.article_load.to_string(),
+            shape.join(", "),
+        ]);
+    }
+    crate::term::out::text(&t);
+}
+
+/// Runs `bench run` as `args` says; `command` is the harness's own argv, for the JSON.
+pub fn run(env: &Env, args: &RunArgs, command: Vec<String>) -> anyhow::Result<Outcome> {
+    let plan = Plan::new(env, args)?;
+    let run = Run {
+        plan: &plan,
+        env,
+        notes: Vec::new(),
+    };
+    match &plan.subjects {
+        Subjects::Local(servers) => run.local(args, command, servers),
+        Subjects::Target(t) => run.target(args, command, t),
+    }
+}
+
+/// A plan being carried out, and the notes it gathers for the JSON.
+struct Run<'p> {
+    plan: &'p Plan,
+    env: &'p Env,
+    notes: Vec<String>,
+}
+
+impl Run<'_> {
+    /// The results document before any step: what, when, how, on what.
+    fn results(&self, args: &RunArgs, command: Vec<String>) -> Results {
+        let p = self.plan;
+        let mut versions = BTreeMap::new();
+        versions.insert("bench".to_string(), env!("CARGO_PKG_VERSION").to_string());
+        if let Some(v) = provenance::version_line("rustc", &["--version"]) {
+            versions.insert("rustc".into(), v);
+        }
+        if let Some(v) = p.tool.version(&p.loadgen) {
+            versions.insert("tool".into(), v);
+        }
+        let mut notes = vec![format!(
+            "the article's load: {}; here: {} ({} repeat(s), {})",
+            p.exp.article_load,
+            p.tool.name(),
+            args.repeat.unwrap_or(p.exp.repeat),
+            if p.quick {
+                "--quick: 2 s steps, request counts / 10 (E5: / 25)"
+            } else {
+                "default lengths"
+            }
+        )];
+        notes.push(
+            "each step is preceded by a discarded warm-up of the same load (2 s, or a tenth of the requests; 1 s with --quick)"
+                .to_string(),
+        );
+        if p.exp.id == "e1" {
+            notes.push(
+                "E1's k6 ramp (1m:100, 2m:500, 2m:1000, 1m:0) is run as plateaus of 100, 500 and 1000 keep-alive connections, 20 s each, back to back on one server process".to_string(),
+            );
+        }
+        notes.extend(self.notes.iter().cloned());
+        Results {
+            schema: crate::results::SCHEMA.to_string(),
+            experiment: p.exp.id.to_string(),
+            title: p.exp.title.to_string(),
+            started_utc: timestamp::utc_now(),
+            finished_utc: String::new(),
+            command,
+            machine: Machine::detect(),
+            git: Git::detect(&self.env.root),
+            versions,
+            tool: p.tool.name().to_string(),
+            quick: p.quick,
+            repeat: p.repeat,
+            target: None,
+            pinning: None,
+            notes,
+            servers: Vec::new(),
+        }
+    }
+
+    /// Builds `packages` (and the built-in tool when it is the tool), with a progress line.
+    fn build(&self, mut packages: Vec<String>) -> anyhow::Result<()> {
+        let p = self.plan;
+        if p.tool == Tool::Builtin {
+            packages.push("loadgen".into());
+        }
+        let mut progress = Progress::new();
+        if self.env.builds() && !packages.is_empty() {
+            crate::say!("building {} (cargo build --release)", packages.join(", "));
+            progress.phase("cargo build --release".into(), None);
+        }
+        server::build(self.env, &packages, || progress.tick())?;
+        if p.tool == Tool::Builtin && !p.tool.available(&p.loadgen) {
+            bail!("the built-in tool is missing: no {}", p.loadgen.display());
+        }
+        Ok(())
+    }
+
+    fn local(
+        mut self,
+        args: &RunArgs,
+        command: Vec<String>,
+        chosen: &[(Server, Vec<Step>)],
+    ) -> anyhow::Result<Outcome> {
+        let p = self.plan;
+        self.build(
+            chosen
+                .iter()
+                .filter_map(|(s, _)| s.package.clone())
+                .collect(),
+        )?;
+        let cpus = self.pinning(args.start.no_pin, chosen.iter().map(|(s, _)| s));
+        let mut results = self.results(args, command);
+        results.pinning = cpus.as_ref().map(|c| Pinning {
+            server_cpus: c.server.0.clone(),
+            load_cpus: c.load.0.clone(),
+        });
+        for (s, steps) in chosen {
+            if let Some(rt) = s.runtime.as_ref().filter(|_| s.is_peer())
+                && let Some(v) = provenance::runtime_version(rt)
+            {
+                results.versions.insert(rt.clone(), v);
+            }
+            let missing = unserved(s, &p.steps);
+            if !missing.is_empty() {
+                let note = format!(
+                    "{} does not serve {}: only its other steps ran",
+                    s.name,
+                    missing.join(", ")
+                );
+                crate::say!("{note}");
+                results.notes.push(note);
+            }
+            let mut entry = ServerResult::new(s, Vec::new());
+            entry.steps = step::results_for(steps);
+            results.servers.push(entry);
+        }
+        let mut progress = Progress::new();
+        progress.run_length(p.exp.estimate(p.quick) * (chosen.len() as u32) * p.repeat);
+        let load_cpus = cpus.as_ref().map(|c| &c.load);
+        let mut problems = Vec::new();
+        for r in 1..=p.repeat {
+            for (i, (s, steps)) in chosen.iter().enumerate() {
+                signals::check()?;
+                let label = format!("{} r{r}/{}", s.name, p.repeat);
+                progress.phase(format!("{label}: starting"), None);
+                let mut running = server::start(
+                    s,
+                    self.env,
+                    args.start.port,
+                    cpus.as_ref().map(|c| &c.server),
+                )?;
+                results.servers[i].command = running.command.clone();
+                let addr = running.addr;
+                let failed = self.steps(
+                    Subject::new(addr, Some(&mut running)),
+                    steps,
+                    &mut results.servers[i].steps,
+                    load_cpus,
+                    &mut progress,
+                    &label,
+                )?;
+                problems.extend(failed.into_iter().map(|f| format!("{}: {f}", s.name)));
+                progress.phase(format!("{label}: stopping"), None);
+                let left = running.stop();
+                if !left.is_empty() {
+                    bail!("{} left processes behind after stopping: {left:?}", s.name);
+                }
+            }
+        }
+        progress.finish();
+        finish(results, &args.results_dir, problems)
+    }
+
+    /// The CPU split of a local run (`None`: not pinned, and the notes say why), with the
+    /// notes on servers that start a worker per CPU; pins the harness's own thread to the
+    /// load CPU.
+    fn pinning<'s>(
+        &mut self,
+        no_pin: bool,
+        servers: impl Iterator<Item = &'s Server>,
+    ) -> Option<pin::Plan> {
+        let split = pin::split(no_pin)
+            .map_err(|why| self.notes.push(why.into()))
+            .ok();
+        for s in servers {
+            let per_cpu = s.default_workers == Some(0)
+                || s.command.iter().flatten().any(|a| a.contains("{cpus}"));
+            if per_cpu && let Some(c) = &split {
+                self.notes.push(format!(
+                    "{} starts one worker per CPU it may use: {} here, pinned to CPU(s) {:?}",
+                    s.name,
+                    c.server.0.len(),
+                    c.server.0
+                ));
+            }
+        }
+        self.notes.push(
+            "server RSS is the sum over its process tree (supervisor and workers); server CPU is the time on a CPU of every thread of that tree (/proc/PID/task/TID/schedstat, ns) over the tool's whole run, start-up included".into(),
+        );
+        if let Some(c) = &split
+            && pin::pin_current_thread(&c.load).is_ok()
+        {
+            self.notes.push(
+                "the harness itself (its polling and /proc sampling) ran on the load tool's CPU"
+                    .into(),
+            );
+        }
+        split
+    }
+
+    fn target(
+        mut self,
+        args: &RunArgs,
+        command: Vec<String>,
+        target: &Target,
+    ) -> anyhow::Result<Outcome> {
+        let p = self.plan;
+        let (base, steps, server) = (&target.base, &target.steps, target.server.as_ref());
+        self.build(Vec::new())?;
+        self.notes.push(format!(
+            "remote target {base}: not started by the harness, so no build, no pinning and no /proc sampling (RSS and CPU are null)"
+        ));
+        if server.is_none() {
+            self.notes.push(
+                "the target is not named (--servers): its entry is called `target` and counted as a peer".into(),
+            );
+        }
+        let mut results = self.results(args, command);
+        results.target = Some(base.to_string());
+        let mut entry = match server {
+            Some(s) => ServerResult::new(s, Vec::new()),
+            None => ServerResult {
+                name: "target".into(),
+                kind: ServerKind::Peer,
+                style: format!("an already running server at {base}"),
+                analogue: Vec::new(),
+                command: Vec::new(),
+                extra_headers: Vec::new(),
+                steps: Vec::new(),
+            },
+        };
+        entry.steps = step::results_for(steps);
+        results.servers.push(entry);
+        let mut progress = Progress::new();
+        progress.run_length(p.exp.estimate(p.quick) * p.repeat);
+        let mut problems = Vec::new();
+        for r in 1..=p.repeat {
+            let label = format!("{base} r{r}/{}", p.repeat);
+            let failed = self.steps(
+                Subject::new(target.addr, None),
+                steps,
+                &mut results.servers[0].steps,
+                None,
+                &mut progress,
+                &label,
+            )?;
+            problems.extend(failed);
+        }
+        progress.finish();
+        finish(results, &args.results_dir, problems)
+    }
+
+    /// Runs every step against one server, appending one repeat to each step result.
+    /// Returns the problems that invalidated steps without stopping the run.
+    fn steps(
+        &self,
+        mut subject: Subject<'_>,
+        steps: &[Step],
+        out: &mut [StepResult],
+        load_cpus: Option<&CpuSet>,
+        progress: &mut Progress,
+        label: &str,
+    ) -> anyhow::Result<Vec<String>> {
+        let mut spawn = Spawn {
+            cwd: &self.env.root,
+            cpus: load_cpus,
+        };
+        let mut load = Load {
+            tool: self.plan.tool,
+            loadgen: &self.plan.loadgen,
+            quick: self.plan.quick,
+            launch: &mut spawn,
+        };
+        let mut problems = Vec::new();
+        let n = steps.len();
+        for (k, (step, result)) in steps.iter().zip(out.iter_mut()).enumerate() {
+            let what = format!("{label}: {} {} ({}/{n})", step.endpoint, step.id, k + 1);
+            problems.extend(step::run(
+                &mut load,
+                &mut subject,
+                step,
+                result,
+                progress,
+                &what,
+            )?);
+        }
+        Ok(problems)
+    }
+}
+
+/// Medians and spreads, the finish time, the file, the summary on stdout.
+fn finish(mut results: Results, dir: &Path, problems: Vec<String>) -> anyhow::Result<Outcome> {
+    // A signal that came while the last server stopped still means: no results.
+    signals::check()?;
+    for s in &mut results.servers {
+        for step in &mut s.steps {
+            step.finish();
+        }
+    }
+    results.finished_utc = timestamp::utc_now();
+    let path = results
+        .write(dir)
+        .with_context(|| "cannot write the results".to_string())?;
+    print_summary(&results);
+    Ok(Outcome { path, problems })
+}
+
+/// The medians, one row per server and step, on stdout.
+fn print_summary(results: &Results) {
+    let mut t = Table::new(&[
+        "server",
+        "endpoint",
+        "step",
+        "req/s",
+        "p50 ms",
+        "p99 ms",
+        "errors",
+        "B/resp",
+        "RSS peak MiB",
+        "CPU %",
+        "CPU µs/req",
+        "note",
+    ]);
+    let ms = |us: Option<u64>| us.map_or("-".to_string(), |v| format!("{:.2}", v as f64 / 1000.0));
+    let opt = |v: Option<f64>, d: usize| v.map_or("-".to_string(), |v| format!("{v:.d$}"));
+    for s in &results.servers {
+        for step in &s.steps {
+            let note = step.invalid_reason.clone().unwrap_or_default();
+            let Some(m) = &step.median else {
+                let mut row = vec![s.name.clone(), step.endpoint.clone(), step.step.clone()];
+                row.extend(std::iter::repeat_n("-".to_string(), 8));
+                row.push(note);
+                t.row(row);
+                continue;
+            };
+            t.row(vec![
+                s.name.clone(),
+                step.endpoint.clone(),
+                step.step.clone(),
+                format!("{:.0}", m.requests_per_s),
+                ms(m.latency_us.p50),
+                ms(m.latency_us.p99),
+                m.errors.total().to_string(),
+                format!("{:.0}", m.bytes_per_response),
+                m.rss_kb
+                    .map_or("-".into(), |r| format!("{:.1}", r.peak as f64 / 1024.0)),
+                opt(m.server_cpu_percent, 0),
+                opt(m.cpu_us_per_request, 2),
+                note,
+            ]);
+        }
+    }
+    crate::term::out::text(&t);
+}

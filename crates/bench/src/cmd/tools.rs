@@ -1,0 +1,402 @@
+//! `bench tools compare`: one server driven by several load tools at the same load, the
+//! tools alternating round by round, so that what differs between their figures is the
+//! tool, not the server or a slow phase of the machine. For each round and tool it prints
+//! requests/s, p50 and p99, the server's CPU per request, the 1-minute load average, and the
+//! requests/s and p50 ratios to the first tool of the same round; then the medians over the
+//! rounds.
+//!
+//! Nothing here is a copy of `bench run`: the server is started by [`server::start`] (pinned
+//! to the server CPUs, stopped by its guard), every run is one [`step::run`] (warm-up,
+//! measured run, /proc sampling of the server, the tool's output parsed by its adapter in
+//! [`crate::step::tools`]), and the tools are refused before anything starts by the same
+//! check as `bench run`'s. Another tool is one more [`Tool`] adapter; another figure per
+//! tool (its own CPU, say, measured by the [`Launch`](crate::step::Launch) that runs it) is
+//! one more field of [`Measured`] and one more column.
+
+use anyhow::{anyhow, bail};
+
+use crate::cli::CompareArgs;
+use crate::experiment::{Step, TOKEN, Warmup};
+use crate::plan::{find_serving, refuse_unless_applicable};
+use crate::results::{Run, StepResult};
+use crate::step::server::{self, Availability, Env};
+use crate::step::tools::{Mode, Tool};
+use crate::step::{self, Load, Spawn, Subject, pin, signals};
+use crate::term::progress::Progress;
+use crate::term::table::Table;
+
+/// One tool's run in one round.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measured {
+    /// The round, from 1.
+    pub round: u32,
+    /// The tool.
+    pub tool: Tool,
+    /// What it measured (`None` when the run was invalid).
+    pub run: Option<Run>,
+    /// Why the run is invalid, if it is.
+    pub invalid: Option<String>,
+    /// The 1-minute load average after the run (other work on the machine shows in it).
+    pub load1: Option<f64>,
+}
+
+/// Runs `bench tools compare` as `args` says.
+pub fn compare(env: &Env, args: &CompareArgs) -> anyhow::Result<()> {
+    let tools = parse_tools(&args.tools)?;
+    let step = step_of(args);
+    let manifest = env.manifest()?;
+    let entry = find_serving(
+        &manifest,
+        &args.server,
+        "tools compare",
+        std::slice::from_ref(&step),
+    )?;
+    if let Availability::Missing(why) = server::availability(entry, env) {
+        bail!("{} cannot run here: {why}", entry.name);
+    }
+    let loadgen = env.binary("loadgen");
+    for &tool in &tools {
+        refuse_unless_applicable(tool, std::slice::from_ref(&step), &loadgen, "")?;
+    }
+    let mut packages: Vec<String> = entry.package.iter().cloned().collect();
+    if tools.contains(&Tool::Builtin) {
+        packages.push("loadgen".into());
+    }
+    if env.builds() {
+        crate::say!("building {} (cargo build --release)", packages.join(", "));
+    }
+    server::build(env, &packages, || {})?;
+    let cpus = pin::split(args.start.no_pin)
+        .map_err(|why| crate::say!("{why}"))
+        .ok();
+    if let Some(c) = &cpus {
+        let _ = pin::pin_current_thread(&c.load);
+    }
+
+    let mut running = server::start(
+        entry,
+        env,
+        args.start.port,
+        cpus.as_ref().map(|c| &c.server),
+    )?;
+    let addr = running.addr;
+    crate::say!(
+        "{} at {addr}, pinned to {}; tools pinned to {}; {} keep-alive connections on {} for {} s after a {} s warm-up, {} round(s)",
+        entry.name,
+        cpus.as_ref()
+            .map_or("-".to_string(), |c| format!("CPU(s) {:?}", c.server.0)),
+        cpus.as_ref()
+            .map_or("-".to_string(), |c| format!("CPU(s) {:?}", c.load.0)),
+        step.connections,
+        step.endpoint,
+        args.duration.as_secs_f64(),
+        args.warmup.as_secs_f64(),
+        args.rounds
+    );
+    for &tool in &tools {
+        crate::say!(
+            "{}: {}",
+            tool.name(),
+            tool.version(&loadgen)
+                .unwrap_or_else(|| "version unknown".into())
+        );
+    }
+    let mut spawn = Spawn {
+        cwd: &env.root,
+        cpus: cpus.as_ref().map(|c| &c.load),
+    };
+    let mut progress = Progress::new();
+    progress.run_length((args.duration + args.warmup) * args.rounds * tools.len() as u32);
+    let mut subject = Subject::new(addr, Some(&mut running));
+    let mut rows = Vec::new();
+    let mut problems = Vec::new();
+    for round in 1..=args.rounds {
+        for &tool in &tools {
+            signals::check()?;
+            let mut load = Load {
+                tool,
+                loadgen: &loadgen,
+                quick: false,
+                launch: &mut spawn,
+            };
+            let mut result = step::results_for(std::slice::from_ref(&step)).remove(0);
+            let what = format!("round {round}/{}: {}", args.rounds, tool.name());
+            let failed = step::run(
+                &mut load,
+                &mut subject,
+                &step,
+                &mut result,
+                &mut progress,
+                &what,
+            )?;
+            problems.extend(failed.into_iter().map(|f| format!("{}: {f}", tool.name())));
+            rows.push(measured(round, tool, result));
+        }
+    }
+    progress.finish();
+    drop(subject);
+    let left = running.stop();
+    if !left.is_empty() {
+        bail!(
+            "{} left processes behind after stopping: {left:?}",
+            entry.name
+        );
+    }
+    crate::term::out::text(rounds_table(&rows, &tools));
+    crate::say!(
+        "\nmedians over the rounds (ratios: per round, to {}):",
+        tools[0]
+    );
+    crate::term::out::text(medians_table(&rows, &tools));
+    match problems.as_slice() {
+        [] => Ok(()),
+        [one] => bail!("a run could not be measured: {one}"),
+        [first, rest @ ..] => bail!(
+            "{} runs could not be measured: {first} (and {} more)",
+            rest.len() + 1,
+            rest.len()
+        ),
+    }
+}
+
+/// The `--tools` names as tools: at least two, none twice.
+fn parse_tools(names: &[String]) -> anyhow::Result<Vec<Tool>> {
+    let mut tools: Vec<Tool> = Vec::new();
+    for name in names {
+        let tool: Tool = name.parse()?;
+        if tools.contains(&tool) {
+            bail!("{tool} is named twice in --tools");
+        }
+        tools.push(tool);
+    }
+    if tools.len() < 2 {
+        return Err(anyhow!("--tools needs at least two tools to compare"));
+    }
+    Ok(tools)
+}
+
+/// The one step every tool runs: keep-alive connections on the endpoint for the duration,
+/// after a warm-up of the same load (`/api/private` with the token it accepts).
+fn step_of(args: &CompareArgs) -> Step {
+    let path = args.endpoint.split('?').next().unwrap_or_default();
+    let headers = if path == "/api/private" {
+        vec![("Authorization".to_string(), format!("Bearer {TOKEN}"))]
+    } else {
+        Vec::new()
+    };
+    Step {
+        id: format!("c{}", args.connections),
+        endpoint: args.endpoint.clone(),
+        connections: usize::try_from(args.connections).unwrap_or(usize::MAX),
+        duration: Some(args.duration),
+        requests: None,
+        mode: Mode::KeepAlive,
+        timeout: std::time::Duration::from_secs(60),
+        headers,
+        warmup: Warmup::For(args.warmup),
+    }
+}
+
+fn measured(round: u32, tool: Tool, result: StepResult) -> Measured {
+    Measured {
+        round,
+        tool,
+        run: result
+            .valid
+            .then(|| result.repeats.into_iter().next())
+            .flatten(),
+        invalid: result.invalid_reason,
+        load1: load1(),
+    }
+}
+
+fn load1() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// `run`'s figure over the first tool's in the same round.
+fn ratio(
+    rows: &[Measured],
+    tools: &[Tool],
+    row: &Measured,
+    get: fn(&Run) -> Option<f64>,
+) -> Option<f64> {
+    let first = rows
+        .iter()
+        .find(|r| r.round == row.round && Some(&r.tool) == tools.first())?;
+    let (a, b) = (get(row.run.as_ref()?)?, get(first.run.as_ref()?)?);
+    (b > 0.0).then(|| a / b)
+}
+
+fn rps(run: &Run) -> Option<f64> {
+    Some(run.requests_per_s)
+}
+
+fn p50(run: &Run) -> Option<f64> {
+    run.latency_us.p50.map(|v| v as f64)
+}
+
+fn fixed(v: Option<f64>, decimals: usize) -> String {
+    v.map_or("-".to_string(), |v| format!("{v:.decimals$}"))
+}
+
+/// One row per round and tool.
+pub fn rounds_table(rows: &[Measured], tools: &[Tool]) -> Table {
+    let mut t = Table::new(&[
+        "round",
+        "tool",
+        "req/s",
+        "p50 µs",
+        "p99 µs",
+        "server CPU µs/req",
+        "load1",
+        "req/s ratio",
+        "p50 ratio",
+        "note",
+    ]);
+    for row in rows {
+        let run = row.run.as_ref();
+        t.row(vec![
+            row.round.to_string(),
+            row.tool.name().to_string(),
+            fixed(run.map(|r| r.requests_per_s), 0),
+            fixed(run.and_then(p50), 0),
+            fixed(run.and_then(|r| r.latency_us.p99.map(|v| v as f64)), 0),
+            fixed(run.and_then(|r| r.cpu_us_per_request), 2),
+            fixed(row.load1, 2),
+            fixed(ratio(rows, tools, row, rps), 3),
+            fixed(ratio(rows, tools, row, p50), 3),
+            row.invalid.clone().unwrap_or_default(),
+        ]);
+    }
+    t
+}
+
+/// One row per tool: the medians of its figures and of its per-round ratios.
+pub fn medians_table(rows: &[Measured], tools: &[Tool]) -> Table {
+    let mut t = Table::new(&[
+        "tool",
+        "rounds",
+        "req/s",
+        "p50 µs",
+        "req/s ratio",
+        "p50 ratio",
+    ]);
+    for &tool in tools {
+        let mine: Vec<&Measured> = rows.iter().filter(|r| r.tool == tool).collect();
+        let valid: Vec<&Run> = mine.iter().filter_map(|r| r.run.as_ref()).collect();
+        let of = |f: &dyn Fn(&Measured) -> Option<f64>| {
+            median(mine.iter().filter_map(|r| f(r)).collect())
+        };
+        t.row(vec![
+            tool.name().to_string(),
+            format!("{}/{}", valid.len(), mine.len()),
+            fixed(median(valid.iter().map(|r| r.requests_per_s).collect()), 0),
+            fixed(median(valid.iter().filter_map(|r| p50(r)).collect()), 0),
+            fixed(of(&|r| ratio(rows, tools, r, rps)), 3),
+            fixed(of(&|r| ratio(rows, tools, r, p50)), 3),
+        ]);
+    }
+    t
+}
+
+/// The median (the mean of the middle two for an even count); `None` for none.
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(v[n / 2]),
+        _ => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::Latency;
+
+    fn row(round: u32, tool: Tool, rps: f64, p50: u64) -> Measured {
+        Measured {
+            round,
+            tool,
+            run: Some(Run {
+                requests_per_s: rps,
+                latency_us: Latency {
+                    p50: Some(p50),
+                    ..Latency::default()
+                },
+                ..Run::default()
+            }),
+            invalid: None,
+            load1: Some(0.5),
+        }
+    }
+
+    #[test]
+    fn ratios_are_to_the_first_tool_of_the_same_round() {
+        let tools = [Tool::Wrk, Tool::Builtin];
+        let rows = vec![
+            row(1, Tool::Wrk, 100.0, 300),
+            row(1, Tool::Builtin, 120.0, 330),
+            row(2, Tool::Wrk, 50.0, 600),
+            row(2, Tool::Builtin, 55.0, 600),
+            Measured {
+                run: None,
+                invalid: Some("wrk failed".into()),
+                ..row(3, Tool::Wrk, 0.0, 0)
+            },
+            row(3, Tool::Builtin, 130.0, 300),
+        ];
+        let ratio = |i: usize, get| super::ratio(&rows, &tools, &rows[i], get);
+        assert_eq!(ratio(0, rps), Some(1.0));
+        assert_eq!(ratio(1, rps), Some(1.2));
+        assert_eq!(ratio(1, p50), Some(1.1));
+        assert_eq!(ratio(3, rps), Some(1.1));
+        assert_eq!(ratio(5, rps), None, "no reference in round 3");
+        let text = rounds_table(&rows, &tools).to_string();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2 + 6);
+        let cells: Vec<&str> = lines[3].split_whitespace().collect();
+        assert_eq!(
+            cells,
+            [
+                "1", "builtin", "120", "330", "-", "-", "0.50", "1.200", "1.100"
+            ],
+            "{text}"
+        );
+        assert!(lines[6].ends_with("wrk failed"), "{text}");
+        let m = medians_table(&rows, &tools).to_string();
+        let builtin = m.lines().find(|l| l.starts_with("builtin")).unwrap();
+        let cells: Vec<&str> = builtin.split_whitespace().collect();
+        // Medians of 120/55/130 and of the ratios 1.2 and 1.1 (round 3 has none).
+        assert_eq!(
+            cells,
+            ["builtin", "3/3", "120", "330", "1.150", "1.050"],
+            "{m}"
+        );
+        let wrk = m.lines().find(|l| l.starts_with("wrk")).unwrap();
+        let cells: Vec<&str> = wrk.split_whitespace().collect();
+        assert_eq!(cells, ["wrk", "2/3", "75", "450", "1.000", "1.000"], "{m}");
+    }
+
+    #[test]
+    fn tools_are_checked() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            parse_tools(&names(&["builtin", "wrk"])).unwrap(),
+            [Tool::Builtin, Tool::Wrk]
+        );
+        let e = |v: &[&str]| parse_tools(&names(v)).unwrap_err().to_string();
+        assert!(e(&["builtin"]).contains("at least two"));
+        assert!(e(&["wrk", "wrk"]).contains("named twice"));
+        assert!(e(&["builtin", "siege"]).contains("unknown tool \"siege\""));
+        assert_eq!(median(vec![]), None);
+        assert_eq!(median(vec![3.0, 1.0]), Some(2.0));
+    }
+}

@@ -1,0 +1,248 @@
+//! What a `bench run` will do, decided before anything starts: the experiment, its steps at
+//! the asked length, the tool, the repeats, and the servers (each with the steps it serves),
+//! or the already running target. Everything that can be refused is refused here: an
+//! unknown experiment, server or tool, a tool that is not installed or cannot apply a step
+//! exactly, a server that cannot run here or serves none of the steps, a target that does
+//! not answer.
+//!
+//! [`Plan::new`] reads the command line and servers.toml into a [`Plan`]; the `run` command
+//! (`cmd::run`) carries it out.
+
+use std::net::{SocketAddr, TcpStream};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail};
+use manifest::{Manifest, Server};
+
+use crate::cli::RunArgs;
+use crate::experiment::{self, Experiment, Step};
+use crate::step::server::{self, Availability, Env};
+use crate::step::tools::Tool;
+use crate::step::{spec, warmup_spec};
+
+/// A run, as it will be carried out.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The experiment.
+    pub exp: &'static Experiment,
+    /// Its steps, at the asked length (`--quick` or the default).
+    pub steps: Vec<Step>,
+    /// The load tool.
+    pub tool: Tool,
+    /// Repeats per step.
+    pub repeat: u32,
+    /// Whether the steps are the `--quick` ones.
+    pub quick: bool,
+    /// The built-in generator's binary (whether or not it is the tool).
+    pub loadgen: PathBuf,
+    /// What the steps run against.
+    pub subjects: Subjects,
+}
+
+/// What a run drives.
+#[derive(Clone, Debug)]
+pub enum Subjects {
+    /// Servers the harness starts, in order, each with the steps it serves.
+    Local(Vec<(Server, Vec<Step>)>),
+    /// A server that is already running (`--target`).
+    Target(Box<Target>),
+}
+
+/// A server that is already running.
+#[derive(Clone, Debug)]
+pub struct Target {
+    /// `http://HOST:PORT`, without a trailing `/`.
+    pub base: String,
+    /// Its address.
+    pub addr: SocketAddr,
+    /// Its servers.toml entry, when `--servers` named one.
+    pub server: Option<Server>,
+    /// The steps it serves (all of them when it is not named).
+    pub steps: Vec<Step>,
+}
+
+impl Plan {
+    /// The plan of `bench run` as `args` ask it, or the first reason it cannot run. Skipped
+    /// servers (those the default choice leaves out) are printed, one line each.
+    pub fn new(env: &Env, args: &RunArgs) -> anyhow::Result<Plan> {
+        let id = args.experiment.as_deref().unwrap_or_default();
+        let exp = experiment::find(id)
+            .ok_or_else(|| anyhow!("unknown experiment {id:?} (use {})", experiment::ids()))?;
+        let tool: Tool = args.tool.parse()?;
+        let steps = exp.steps(args.quick);
+        let repeat = args.repeat.unwrap_or(exp.repeat);
+        let loadgen = env.binary("loadgen");
+        refuse_unless_applicable(tool, &steps, &loadgen, "; use --tool builtin")?;
+        let manifest = env.manifest()?;
+        let subjects = match &args.target {
+            Some(url) => {
+                let server = match args.servers.as_slice() {
+                    [] => None,
+                    [name] => Some(find_serving(&manifest, name, exp.id, &steps)?.clone()),
+                    _ => bail!("--target drives one server: give at most one name in --servers"),
+                };
+                let (base, addr) = answering(url)?;
+                let steps = match &server {
+                    Some(s) => served(s, &steps),
+                    None => steps.clone(),
+                };
+                Subjects::Target(Box::new(Target {
+                    base,
+                    addr,
+                    server,
+                    steps,
+                }))
+            }
+            None => Subjects::Local(
+                choose(env, &manifest, args, exp, &steps)?
+                    .into_iter()
+                    .map(|s| (s.clone(), served(s, &steps)))
+                    .collect(),
+            ),
+        };
+        Ok(Plan {
+            exp,
+            steps,
+            tool,
+            repeat,
+            quick: args.quick,
+            loadgen,
+            subjects,
+        })
+    }
+}
+
+/// Refuses a tool that cannot apply every step (and its warm-up) exactly as asked, or that is
+/// not installed (the built-in one is built later, so only its steps are checked); `hint`
+/// ends the not-installed line.
+pub fn refuse_unless_applicable(
+    tool: Tool,
+    steps: &[Step],
+    loadgen: &std::path::Path,
+    hint: &str,
+) -> anyhow::Result<()> {
+    for step in steps {
+        for spec in [warmup_spec(step), spec(step)] {
+            tool.argv(
+                &spec,
+                &format!("http://127.0.0.1:1{}", step.endpoint),
+                loadgen,
+            )?;
+        }
+    }
+    if tool != Tool::Builtin && !tool.available(loadgen) {
+        bail!(
+            "{} is not installed (no `{}` on PATH){hint}",
+            tool.name(),
+            tool.program()
+        );
+    }
+    Ok(())
+}
+
+/// `--target URL` as its base (no trailing `/`) and address, once something answers a TCP
+/// connect there.
+fn answering(url: &str) -> anyhow::Result<(String, SocketAddr)> {
+    let base = url.trim_end_matches('/');
+    let target = loadgen::config::Target::parse(base).map_err(|e| anyhow!("--target: {e}"))?;
+    if target.path != "/" {
+        bail!("--target takes http://HOST:PORT without a path, not {url:?}");
+    }
+    TcpStream::connect_timeout(&target.addr, Duration::from_secs(3))
+        .map_err(|e| anyhow!("nothing answers at {base} ({}): {e}", target.addr))?;
+    Ok((base.to_string(), target.addr))
+}
+
+/// The servers a local run uses: named ones (each must run here and serve the steps), or by
+/// default every runnable entry that lists the experiment (peers that cannot run are skipped
+/// with a printed reason).
+fn choose<'m>(
+    env: &Env,
+    manifest: &'m Manifest,
+    args: &RunArgs,
+    exp: &Experiment,
+    steps: &[Step],
+) -> anyhow::Result<Vec<&'m Server>> {
+    let mut out = Vec::new();
+    if args.servers.is_empty() {
+        for s in &manifest.servers {
+            if !s.experiments.iter().any(|e| e == exp.manifest_id) {
+                continue;
+            }
+            let missing = unserved(s, steps);
+            if served(s, steps).is_empty() {
+                crate::say!("skip {}: it does not serve {}", s.name, missing.join(", "));
+                continue;
+            }
+            match server::availability(s, env) {
+                Availability::Missing(why) => {
+                    crate::say!("skip {}: cannot run here: {why}", s.name)
+                }
+                _ => out.push(s),
+            }
+        }
+        if out.is_empty() {
+            bail!(
+                "no server of servers.toml can run {} here (see `bench list`)",
+                exp.id
+            );
+        }
+    } else {
+        for name in &args.servers {
+            let s = find_serving(manifest, name, exp.id, steps)?;
+            if let Availability::Missing(why) = server::availability(s, env) {
+                bail!("{name} cannot run here: {why}");
+            }
+            if out.iter().any(|o: &&Server| o.name == s.name) {
+                bail!("{name} is named twice in --servers");
+            }
+            out.push(s);
+        }
+    }
+    Ok(out)
+}
+
+/// The entry `name`, which must serve at least one step's endpoint (`exp` names the
+/// experiment in the refusal).
+pub fn find_serving<'m>(
+    manifest: &'m Manifest,
+    name: &str,
+    exp: &str,
+    steps: &[Step],
+) -> anyhow::Result<&'m Server> {
+    let s = server::select(manifest, &[name.to_string()], |_| true)?
+        .pop()
+        .ok_or_else(|| anyhow!("unknown server {name:?}"))?;
+    if served(s, steps).is_empty() {
+        bail!(
+            "{name} does not serve {}, which {exp} requests",
+            unserved(s, steps).join(", "),
+        );
+    }
+    Ok(s)
+}
+
+fn path(step: &Step) -> &str {
+    step.endpoint.split('?').next().unwrap_or(&step.endpoint)
+}
+
+/// The steps whose endpoint `server` serves (servers.toml `endpoints`).
+pub fn served(server: &Server, steps: &[Step]) -> Vec<Step> {
+    steps
+        .iter()
+        .filter(|s| server.serves(path(s)))
+        .cloned()
+        .collect()
+}
+
+/// The step endpoints (paths without query) that `server` does not serve, each once.
+pub fn unserved<'s>(server: &Server, steps: &'s [Step]) -> Vec<&'s str> {
+    let mut out: Vec<&str> = Vec::new();
+    for p in steps.iter().map(path) {
+        if !server.serves(p) && !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    out
+}

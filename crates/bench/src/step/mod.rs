@@ -1,0 +1,621 @@
+//! Running one step against one server: a discarded warm-up of the step's load, then the
+//! measured run while the server's process tree is sampled, the tool's output read into a
+//! [`Run`], and the step marked invalid (with the reason) when it measured nothing, the tool
+//! failed or the server was gone. [`run`] is that body, once, for `bench run` and `bench tools
+//! compare` alike.
+//!
+//! What it stands on, one module each:
+//!
+//! - [`server`]: servers.toml entries made runnable: availability, `cargo build`, start until
+//!   the ready line, stop (always, by a guard);
+//! - [`child`]: a load tool (or cargo) as a pinned, time-bounded, killable child process;
+//! - [`tools`]: every load tool's exact argv and its output parser;
+//! - [`sample`]: RSS and CPU of a server's process tree from /proc;
+//! - [`procs`] (process groups, /proc), [`pin`] (CPU affinity), [`signals`] (SIGINT/SIGTERM
+//!   as a flag) beneath them.
+//!
+//! The server is seen through [`Watch`] and the tool is launched through [`Launch`], so the
+//! unit tests below drive the whole body with a recorded tool output and a fake server.
+
+pub mod child;
+pub mod pin;
+pub mod procs;
+pub mod sample;
+pub mod server;
+pub mod signals;
+pub mod tools;
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::experiment::{Step, Warmup};
+use crate::results::{Rss, Run, StepResult};
+use crate::term::progress::Progress;
+
+use child::{Failure, Output};
+use pin::CpuSet;
+use sample::{Sampler, Usage};
+use server::Running;
+use tools::{LoadSpec, Tool};
+
+/// How often the server's process tree is read during a measured run.
+pub const SAMPLE_EVERY: Duration = Duration::from_millis(100);
+
+/// The load of a step's measured run.
+pub fn spec(step: &Step) -> LoadSpec {
+    LoadSpec {
+        connections: step.connections,
+        duration: step.duration,
+        requests: step.requests,
+        mode: step.mode,
+        timeout: Some(step.timeout),
+        headers: step.headers.clone(),
+        warmup: None,
+        stages: Vec::new(),
+    }
+}
+
+/// The load of a step's warm-up: the same, shorter.
+pub fn warmup_spec(step: &Step) -> LoadSpec {
+    let (duration, requests) = match step.warmup {
+        Warmup::For(d) => (Some(d), None),
+        Warmup::Requests(n) => (None, Some(n)),
+    };
+    LoadSpec {
+        duration,
+        requests,
+        ..spec(step)
+    }
+}
+
+/// How long a tool run may take before it is killed.
+pub fn limit(spec: &LoadSpec, quick: bool) -> Duration {
+    match spec.duration {
+        Some(d) => d + spec.timeout.unwrap_or(Duration::from_secs(60)) + Duration::from_secs(30),
+        None if quick => Duration::from_secs(120),
+        None => Duration::from_secs(600),
+    }
+}
+
+/// A server as a step watches it.
+pub trait Watch {
+    /// The root of its process tree, to sample; `None` for none.
+    fn pid(&self) -> Option<i32>;
+    /// Whether it still runs.
+    fn alive(&mut self) -> bool;
+    /// The last line it wrote on stderr, for the reason of an invalid step.
+    fn last_stderr(&self) -> Option<String>;
+}
+
+impl Watch for Running {
+    fn pid(&self) -> Option<i32> {
+        Some(Running::pid(self))
+    }
+
+    fn alive(&mut self) -> bool {
+        Running::alive(self)
+    }
+
+    fn last_stderr(&self) -> Option<String> {
+        Running::last_stderr(self)
+    }
+}
+
+/// How a step runs its load tool.
+pub trait Launch {
+    /// Runs `argv` for at most `limit`, calling `tick` about every 100 ms while it runs.
+    fn launch(
+        &mut self,
+        argv: &[String],
+        limit: Duration,
+        tick: &mut dyn FnMut(),
+    ) -> Result<Output, Failure>;
+}
+
+/// The real launcher: [`child::run`] from `cwd`, pinned to `cpus`.
+pub struct Spawn<'a> {
+    /// The working directory (the workspace root: k6's script path is relative to it).
+    pub cwd: &'a Path,
+    /// The load CPUs; `None` when not pinned.
+    pub cpus: Option<&'a CpuSet>,
+}
+
+impl Launch for Spawn<'_> {
+    fn launch(
+        &mut self,
+        argv: &[String],
+        limit: Duration,
+        tick: &mut dyn FnMut(),
+    ) -> Result<Output, Failure> {
+        child::run(argv, self.cwd, self.cpus, limit, tick)
+    }
+}
+
+/// The load side of a step: which tool, and how it is launched.
+pub struct Load<'a> {
+    /// The tool.
+    pub tool: Tool,
+    /// The built-in generator's binary.
+    pub loadgen: &'a Path,
+    /// Whether the steps are `--quick` ones (a shorter limit for count-bounded steps).
+    pub quick: bool,
+    /// The launcher.
+    pub launch: &'a mut dyn Launch,
+}
+
+/// What a step drives: an address and, when the harness started the server, the server.
+pub struct Subject<'a> {
+    /// Where the load goes.
+    pub addr: SocketAddr,
+    server: Option<&'a mut dyn Watch>,
+    /// Whether it keeps an HTTP/1.0 connection open (checked once, at the first step that
+    /// needs it).
+    keepalive: Option<Result<(), String>>,
+}
+
+impl<'a> Subject<'a> {
+    /// `addr`, served by `server` when the harness started it (then it is watched and
+    /// sampled), by something else otherwise.
+    pub fn new(addr: SocketAddr, server: Option<&'a mut dyn Watch>) -> Subject<'a> {
+        Subject {
+            addr,
+            server,
+            keepalive: None,
+        }
+    }
+
+    /// Why the step is void when the server is no longer running: `the server {when} this
+    /// step (its last stderr line)`; `None` while it runs (or is not watched).
+    fn gone(&mut self, when: &str) -> Option<String> {
+        let server = self.server.as_deref_mut()?;
+        if server.alive() {
+            return None;
+        }
+        let last = server
+            .last_stderr()
+            .map(|l| format!(" ({l})"))
+            .unwrap_or_default();
+        Some(format!("the server {when} this step{last}"))
+    }
+
+    fn pid(&self) -> Option<i32> {
+        self.server.as_deref().and_then(Watch::pid)
+    }
+}
+
+/// Runs `step` once against `subject`: a warm-up, then the measured run, appended to
+/// `result.repeats` when it gave a run. Returns the problems that made the step invalid
+/// without stopping the run (`ENDPOINT STEP: reason`, one each); an `Err` is what must stop it
+/// (a signal, a tool that cannot be started). `what` names the step on the progress line.
+pub fn run(
+    load: &mut Load<'_>,
+    subject: &mut Subject<'_>,
+    step: &Step,
+    result: &mut StepResult,
+    progress: &mut Progress,
+    what: &str,
+) -> anyhow::Result<Vec<String>> {
+    signals::check()?;
+    let void = |result: &mut StepResult, why: String| {
+        invalidate(result, &why);
+        format!("{} {}: {why}", step.endpoint, step.id)
+    };
+    if let Some(why) = subject.gone("had exited before") {
+        return Ok(vec![void(result, why)]);
+    }
+    let url = format!("http://{}{}", subject.addr, step.endpoint);
+    if step.mode == loadgen::Mode::Http10KeepAlive {
+        let addr = subject.addr;
+        let check = subject
+            .keepalive
+            .get_or_insert_with(|| tools::ab_keepalive_ok(addr));
+        if let Err(why) = check {
+            invalidate(
+                result,
+                &format!(
+                    "no HTTP/1.0 keep-alive (ab -k's mode), so the run measures reconnects: {why}"
+                ),
+            );
+        }
+    }
+    // Warm-up: the same load, shorter; its figures are discarded.
+    let warm = warmup_spec(step);
+    let argv = load.tool.argv(&warm, &url, load.loadgen)?;
+    progress.phase(format!("{what} warm-up"), warm.duration);
+    match load
+        .launch
+        .launch(&argv, limit(&warm, load.quick), &mut || progress.tick())
+    {
+        Ok(_) | Err(Failure::Overran(_)) => {}
+        Err(Failure::Other(e)) => return Err(e),
+    }
+    // The measured run, with the server's process tree sampled throughout.
+    let spec = spec(step);
+    let argv = load.tool.argv(&spec, &url, load.loadgen)?;
+    result.tool_command = argv.clone();
+    progress.phase(what.to_string(), spec.duration);
+    let sampler = subject.pid().map(|pid| Sampler::start(pid, SAMPLE_EVERY));
+    let output = load
+        .launch
+        .launch(&argv, limit(&spec, load.quick), &mut || progress.tick());
+    let usage = sampler.and_then(Sampler::finish);
+    let output = match output {
+        Ok(o) => o,
+        Err(Failure::Other(e)) => return Err(e),
+        Err(f) => {
+            return Ok(vec![void(
+                result,
+                f.into_error(load.tool.name()).to_string(),
+            )]);
+        }
+    };
+    let mut run = match measured(load.tool, &output) {
+        Ok(run) => run,
+        Err(e) => return Ok(vec![void(result, e.to_string())]),
+    };
+    if let Some(u) = usage {
+        add_usage(&mut run, &u);
+    }
+    let mut problems = Vec::new();
+    if let Some(why) = no_answer(load.tool, &run) {
+        problems.push(void(result, why));
+    }
+    if let Some(why) = subject.gone("exited during") {
+        problems.push(void(result, why));
+    }
+    result.repeats.push(run);
+    Ok(problems)
+}
+
+/// The run a tool's output reports, if it succeeded (exit status 0) and can be read.
+pub fn measured(tool: Tool, output: &Output) -> anyhow::Result<Run> {
+    child::succeeded(tool.name(), output)?;
+    Ok(tool.parse(&output.stdout, &output.stderr)?)
+}
+
+/// Fills the server-side fields of `run` from what the sampler saw.
+pub fn add_usage(run: &mut Run, u: &Usage) {
+    run.rss_kb = Some(Rss {
+        start: u.rss_start_kb,
+        peak: u.rss_peak_kb,
+        end: u.rss_end_kb,
+    });
+    run.server_cpu_percent = Some(round2(u.cpu_percent()));
+    run.server_cpu_s = Some(round3(u.cpu_s));
+    run.cpu_us_per_request =
+        (run.requests > 0).then(|| round3(u.cpu_s * 1e6 / run.requests as f64));
+}
+
+/// Why `run` measured nothing, if it got no answer at all: a load host out of ephemeral
+/// ports, say, spends the whole step in connect(), and its zeros are not a result.
+pub fn no_answer(tool: Tool, run: &Run) -> Option<String> {
+    let e = &run.errors;
+    let failed = e.connect + e.read + e.write + e.timeout;
+    (run.requests.saturating_sub(failed) == 0).then(|| {
+        format!(
+            "{} got no answer in the measured window ({} requests, {failed} socket errors)",
+            tool.name(),
+            run.requests
+        )
+    })
+}
+
+/// Marks `result` invalid; the first reason is the one kept.
+pub fn invalidate(result: &mut StepResult, why: &str) {
+    result.valid = false;
+    if result.invalid_reason.is_none() {
+        result.invalid_reason = Some(why.to_string());
+    }
+}
+
+/// An empty result (valid, no repeats yet) for each of `steps`.
+pub fn results_for(steps: &[Step]) -> Vec<StepResult> {
+    steps
+        .iter()
+        .map(|s| StepResult {
+            step: s.id.clone(),
+            endpoint: s.endpoint.clone(),
+            connections: s.connections,
+            requests: s.requests,
+            duration_s: s.duration.map(|d| d.as_secs_f64()),
+            tool_command: Vec::new(),
+            valid: true,
+            invalid_reason: None,
+            repeats: Vec::new(),
+            median: None,
+            spread: None,
+        })
+        .collect()
+}
+
+fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::ExitStatus;
+
+    use loadgen::Mode;
+
+    use super::*;
+    use crate::results::Errors;
+
+    /// A server that is alive for the first `alive` questions, then gone.
+    struct Fake {
+        alive: usize,
+        pid: Option<i32>,
+    }
+
+    impl Watch for Fake {
+        fn pid(&self) -> Option<i32> {
+            self.pid
+        }
+        fn alive(&mut self) -> bool {
+            let yes = self.alive > 0;
+            self.alive = self.alive.saturating_sub(1);
+            yes
+        }
+        fn last_stderr(&self) -> Option<String> {
+            Some("fake: gone".into())
+        }
+    }
+
+    /// Hands out canned results and remembers what it was asked to run.
+    #[derive(Default)]
+    struct Recorded {
+        answers: VecDeque<Result<Output, Failure>>,
+        argvs: Vec<Vec<String>>,
+    }
+
+    impl Launch for Recorded {
+        fn launch(
+            &mut self,
+            argv: &[String],
+            _limit: Duration,
+            tick: &mut dyn FnMut(),
+        ) -> Result<Output, Failure> {
+            tick();
+            self.argvs.push(argv.to_vec());
+            self.answers
+                .pop_front()
+                .unwrap_or_else(|| Err(Failure::Other(anyhow::anyhow!("no more answers"))))
+        }
+    }
+
+    fn exited(code: i32, stdout: &str, stderr: &str) -> Result<Output, Failure> {
+        Ok(Output {
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+            status: ExitStatus::from_raw(code << 8),
+            elapsed: Duration::from_secs(1),
+        })
+    }
+
+    /// loadgen's report of a real 50-connection keep-alive run.
+    fn report() -> String {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/loadgen-c50-keepalive.json");
+        std::fs::read_to_string(p).unwrap()
+    }
+
+    fn step(mode: Mode) -> Step {
+        Step {
+            id: "c50".into(),
+            endpoint: "/hello".into(),
+            connections: 50,
+            duration: Some(Duration::from_secs(2)),
+            requests: None,
+            mode,
+            timeout: Duration::from_secs(5),
+            headers: Vec::new(),
+            warmup: Warmup::For(Duration::from_secs(1)),
+        }
+    }
+
+    /// Runs `step` once with `answers`, against `server` if any.
+    fn once(
+        step: &Step,
+        answers: Vec<Result<Output, Failure>>,
+        server: Option<&mut dyn Watch>,
+        keepalive: Option<Result<(), String>>,
+    ) -> (anyhow::Result<Vec<String>>, StepResult, Recorded) {
+        let mut launch = Recorded {
+            answers: answers.into(),
+            ..Recorded::default()
+        };
+        let mut result = results_for(std::slice::from_ref(step)).remove(0);
+        let mut subject = Subject::new(SocketAddr::from(([127, 0, 0, 1], 9)), server);
+        subject.keepalive = keepalive;
+        let mut load = Load {
+            tool: Tool::Builtin,
+            loadgen: Path::new("/x/loadgen"),
+            quick: true,
+            launch: &mut launch,
+        };
+        let got = run(
+            &mut load,
+            &mut subject,
+            step,
+            &mut result,
+            &mut Progress::new(),
+            "test",
+        );
+        (got, result, launch)
+    }
+
+    #[test]
+    fn a_good_step_warms_up_then_measures_and_samples() {
+        let s = step(Mode::KeepAlive);
+        let mut server = Fake {
+            alive: 2,
+            pid: Some(std::process::id() as i32),
+        };
+        let answers = vec![exited(0, "", ""), exited(0, &report(), "")];
+        let (got, r, launch) = once(&s, answers, Some(&mut server), None);
+        assert_eq!(got.unwrap(), Vec::<String>::new());
+        assert!(r.valid, "{r:?}");
+        assert_eq!(launch.argvs.len(), 2);
+        // The warm-up is the same load for the warm-up's length.
+        let d = |argv: &[String]| argv[argv.iter().position(|a| a == "-d").unwrap() + 1].clone();
+        assert_eq!(
+            (d(&launch.argvs[0]), d(&launch.argvs[1])),
+            ("1s".into(), "2s".into())
+        );
+        assert_eq!(r.tool_command, launch.argvs[1]);
+        assert_eq!(r.tool_command[0], "/x/loadgen");
+        assert_eq!(r.repeats.len(), 1);
+        let run = &r.repeats[0];
+        assert!(run.requests > 0 && run.requests_per_s > 0.0);
+        // Sampled: this test's own process stands in for the server's tree.
+        assert!(run.rss_kb.is_some_and(|r| r.start > 0), "{run:?}");
+        assert!(run.server_cpu_s.is_some() && run.cpu_us_per_request.is_some());
+    }
+
+    #[test]
+    fn a_server_gone_before_the_step_runs_nothing() {
+        let s = step(Mode::KeepAlive);
+        let mut server = Fake {
+            alive: 0,
+            pid: None,
+        };
+        let (got, r, launch) = once(&s, vec![], Some(&mut server), None);
+        let problems = got.unwrap();
+        assert_eq!(
+            problems,
+            ["/hello c50: the server had exited before this step (fake: gone)"]
+        );
+        assert!(launch.argvs.is_empty());
+        assert!(!r.valid && r.repeats.is_empty());
+    }
+
+    #[test]
+    fn a_server_gone_during_the_step_keeps_the_run_but_voids_it() {
+        let s = step(Mode::KeepAlive);
+        let mut server = Fake {
+            alive: 1,
+            pid: None,
+        };
+        let answers = vec![exited(0, "", ""), exited(0, &report(), "")];
+        let (got, r, _) = once(&s, answers, Some(&mut server), None);
+        assert_eq!(
+            got.unwrap(),
+            ["/hello c50: the server exited during this step (fake: gone)"]
+        );
+        assert!(!r.valid);
+        assert_eq!(r.repeats.len(), 1);
+        assert_eq!(r.repeats[0].rss_kb, None, "not sampled without a pid");
+    }
+
+    #[test]
+    fn a_failed_or_overrun_tool_voids_the_step_and_the_run_goes_on() {
+        let s = step(Mode::KeepAlive);
+        let answers = vec![exited(0, "", ""), exited(1, "", "loadgen: refused\n")];
+        let (got, r, _) = once(&s, answers, None, None);
+        let problems = got.unwrap();
+        assert_eq!(problems.len(), 1);
+        assert!(
+            problems[0]
+                .starts_with("/hello c50: builtin failed (exit status: 1): loadgen: refused"),
+            "{problems:?}"
+        );
+        assert!(!r.valid && r.repeats.is_empty());
+
+        // An overrun warm-up is no problem; an overrun measured run is.
+        let answers = vec![
+            Err(Failure::Overran(Duration::from_secs(3))),
+            Err(Failure::Overran(Duration::from_secs(33))),
+        ];
+        let (got, r, _) = once(&s, answers, None, None);
+        assert_eq!(got.unwrap(), ["/hello c50: builtin ran past 33 s"]);
+        assert_eq!(r.invalid_reason.as_deref(), Some("builtin ran past 33 s"));
+
+        // Output that is not a report.
+        let answers = vec![exited(0, "", ""), exited(0, "{", "")];
+        let (got, r, _) = once(&s, answers, None, None);
+        assert!(got.unwrap()[0].contains("cannot read the JSON report"));
+        assert!(!r.valid);
+    }
+
+    #[test]
+    fn a_tool_that_cannot_start_stops_the_run() {
+        let s = step(Mode::KeepAlive);
+        let answers = vec![Err(Failure::Other(anyhow::anyhow!("cannot run loadgen")))];
+        let (got, _, launch) = once(&s, answers, None, None);
+        assert_eq!(got.unwrap_err().to_string(), "cannot run loadgen");
+        assert_eq!(launch.argvs.len(), 1, "stopped at the warm-up");
+    }
+
+    #[test]
+    fn no_keepalive_voids_an_http10_keepalive_step_but_it_still_runs() {
+        let s = step(Mode::Http10KeepAlive);
+        let answers = vec![exited(0, "", ""), exited(0, &report(), "")];
+        let (got, r, _) = once(&s, answers, None, Some(Err("closed".into())));
+        assert_eq!(got.unwrap(), Vec::<String>::new());
+        assert_eq!(
+            r.invalid_reason.as_deref(),
+            Some("no HTTP/1.0 keep-alive (ab -k's mode), so the run measures reconnects: closed")
+        );
+        assert_eq!(r.repeats.len(), 1);
+    }
+
+    #[test]
+    fn decisions() {
+        let mut run = Run {
+            requests: 5,
+            errors: Errors {
+                connect: 3,
+                timeout: 2,
+                ..Errors::default()
+            },
+            ..Run::default()
+        };
+        assert_eq!(
+            no_answer(Tool::Wrk, &run).as_deref(),
+            Some("wrk got no answer in the measured window (5 requests, 5 socket errors)")
+        );
+        run.requests = 6;
+        assert_eq!(no_answer(Tool::Wrk, &run), None);
+        // Error statuses are answers.
+        let statuses = Run {
+            requests: 4,
+            errors: Errors {
+                status: 4,
+                ..Errors::default()
+            },
+            ..Run::default()
+        };
+        assert_eq!(no_answer(Tool::Ab, &statuses), None);
+
+        let u = Usage {
+            rss_start_kb: 10,
+            rss_peak_kb: 30,
+            rss_end_kb: 20,
+            cpu_s: 0.0123456,
+            wall_s: 2.0,
+            processes: 1,
+        };
+        add_usage(&mut run, &u);
+        assert_eq!(
+            run.rss_kb.map(|r| (r.start, r.peak, r.end)),
+            Some((10, 30, 20))
+        );
+        assert_eq!(run.server_cpu_s, Some(0.012));
+        assert_eq!(run.server_cpu_percent, Some(0.62));
+        assert_eq!(run.cpu_us_per_request, Some(2057.6));
+
+        let mut r = results_for(&[step(Mode::KeepAlive)]).remove(0);
+        invalidate(&mut r, "first");
+        invalidate(&mut r, "second");
+        assert_eq!(
+            (r.valid, r.invalid_reason.as_deref()),
+            (false, Some("first"))
+        );
+    }
+}
