@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the peers need (peers/README.md): their runtimes from Debian (golang-go, nginx
-# with libnginx-mod-http-lua, the load tools wrk and ab), their packages from the language
+# with libnginx-mod-http-lua, the load tools wrk and ab, valgrind for `bench instructions`), their packages from the language
 # registries (npm ci in peers/node from the committed package-lock.json; the pinned
 # peers/python/requirements.txt into the venv peers/python/.venv, and Blazeio 2.2.2.5 from its
 # sdist, fixed so that it builds), and builds the compiled peers into peers/bin (gitignored):
@@ -37,6 +37,7 @@ have nginx || want_apt nginx
 [ -e "$LUA_MODULE" ] || want_apt libnginx-mod-http-lua
 have wrk || want_apt wrk
 have ab || want_apt apache2-utils
+have valgrind || want_apt valgrind
 have cc || want_apt gcc
 have setpriv || want_apt util-linux
 if have python3 && ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
@@ -198,6 +199,13 @@ for tool in wrk ab; do
         report "$tool (load tool)" "could NOT install" "${APT_FAILED:-$tool not on PATH}"
     fi
 done
+
+# ---- valgrind: bench instructions and its CI guard ----------------------------------------
+if have valgrind; then
+    report "valgrind (bench instructions)" "$(apt_state valgrind true)" "$(valgrind --version)"
+else
+    report "valgrind (bench instructions)" "could NOT install" "${APT_FAILED:-valgrind not on PATH}"
+fi
 
 echo "install-peers: what the peers need"
 for line in "${SUMMARY[@]}"; do echo "  $line"; done
