@@ -33,6 +33,22 @@ pub enum Cmd {
     Instructions(InstructionsArgs),
     /// The load tools themselves: `tools compare`
     Tools(ToolsArgs),
+    /// Each server's RSS at start and with N idle keep-alive connections open
+    Idle(IdleArgs),
+}
+
+/// `bench idle`.
+#[derive(Args, Debug)]
+pub struct IdleArgs {
+    /// The servers (servers.toml names); default: every one that can run here
+    #[arg(value_name = "NAME")]
+    pub names: Vec<String>,
+    /// Idle connections to hold open, each after one answered `GET /hello`
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub connections: usize,
+    /// Use the Rust binaries in DIR as they are instead of building target/release
+    #[arg(long, value_name = "DIR")]
+    pub bin_dir: Option<PathBuf>,
 }
 
 /// `bench instructions`.

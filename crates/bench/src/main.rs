@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 use bench::cli::{Cli, Cmd, ToolsCmd};
-use bench::cmd::{instructions, list, run, tools, verify};
+use bench::cmd::{idle, instructions, list, run, tools, verify};
 use bench::say;
 use bench::step::procs;
 use bench::step::server::Env;
@@ -115,6 +115,7 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
             command.extend(argv.into_iter().skip(1));
             instructions::run(&Env::new(a.bin_dir), &plan, command)
         }
+        Cmd::Idle(a) => idle::run(&Env::new(a.bin_dir), &a.names, a.connections).map(|_| ()),
         Cmd::Tools(t) => match t.command {
             ToolsCmd::Compare(a) => tools::compare(&Env::new(a.start.bin_dir.clone()), &a),
         },

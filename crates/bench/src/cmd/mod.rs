@@ -1,8 +1,10 @@
 //! The commands, one file each: [`list`], [`verify`], [`run`](mod@run) (carries out a
 //! [`Plan`](crate::plan::Plan): the run loop over repeats, servers and steps, and the results
 //! file), [`tools`] (`bench tools compare`: several load tools against one server) and
-//! [`instructions`] (instructions per request under callgrind, and the CI guard's baseline).
+//! [`instructions`] (instructions per request under callgrind, and the CI guard's baseline)
+//! and [`idle`] (a server's memory with N idle keep-alive connections).
 
+pub mod idle;
 pub mod instructions;
 pub mod list;
 pub mod run;

@@ -1,0 +1,145 @@
+//! `bench idle`: what idle connections cost a server in memory. For each server it starts it,
+//! reads the RSS of its whole process tree, opens N keep-alive connections that each complete
+//! one `GET /hello` and then stay open without another byte, reads the RSS again, and closes
+//! them. The E3 article's 10,000-connection step is about this: a server that holds many
+//! connections must hold their state (a task, a buffer, a coroutine stack) for each.
+//!
+//! Nothing here is a copy of `bench run`: the server is started and stopped by
+//! [`server::start`] and its guard, the RSS comes from [`sample::rss_kb`], and the answers are
+//! framed by the conformance suite's wire parser.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+
+use crate::step::server::{self, Availability, Env};
+use crate::step::{sample, signals};
+use crate::term::table::Table;
+
+/// How long one connection may take to be answered.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long the connections stay idle before the second reading (the server settles).
+const SETTLE: Duration = Duration::from_millis(500);
+
+/// One server's figures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Idle {
+    /// Its servers.toml name.
+    pub server: String,
+    /// RSS of its process tree once ready, KiB.
+    pub before_kb: u64,
+    /// RSS with the connections open and idle, KiB.
+    pub with_kb: u64,
+    /// How many connections were open.
+    pub connections: usize,
+}
+
+impl Idle {
+    /// The memory each idle connection added, bytes (0 when the RSS did not grow).
+    pub fn bytes_per_connection(&self) -> u64 {
+        self.with_kb.saturating_sub(self.before_kb) * 1024 / self.connections.max(1) as u64
+    }
+}
+
+/// Opens `n` connections to `addr`, each answered once on `GET /hello`, and returns them open.
+pub fn open_idle(addr: SocketAddr, n: usize) -> anyhow::Result<Vec<TcpStream>> {
+    let request = b"GET /hello HTTP/1.1\r\nHost: bench\r\n\r\n";
+    let mut open = Vec::with_capacity(n);
+    let mut buf = [0u8; 1024];
+    for i in 0..n {
+        if i % 256 == 0 {
+            signals::check()?;
+        }
+        let mut s = TcpStream::connect_timeout(&addr, ANSWER_TIMEOUT)
+            .with_context(|| format!("connection {} of {n}", i + 1))?;
+        s.set_read_timeout(Some(ANSWER_TIMEOUT))?;
+        s.write_all(request)
+            .with_context(|| format!("writing on connection {}", i + 1))?;
+        let mut have = Vec::new();
+        loop {
+            let got = s
+                .read(&mut buf)
+                .with_context(|| format!("reading the answer on connection {}", i + 1))?;
+            if got == 0 {
+                bail!("connection {} was closed without an answer", i + 1);
+            }
+            have.extend_from_slice(&buf[..got]);
+            match conformance::wire::parse_response(&have, false, false) {
+                Ok(Some((r, _))) if r.status == 200 => break,
+                Ok(Some((r, _))) => {
+                    bail!("GET /hello answered {} on connection {}", r.status, i + 1)
+                }
+                Ok(None) => {}
+                Err(e) => bail!("connection {}: {e}", i + 1),
+            }
+        }
+        open.push(s);
+    }
+    Ok(open)
+}
+
+/// `bench idle`: every named server (or every runnable one), `connections` idle connections
+/// each, and the table.
+pub fn run(env: &Env, names: &[String], connections: usize) -> anyhow::Result<Vec<Idle>> {
+    if connections == 0 {
+        bail!("--connections must be at least 1");
+    }
+    let manifest = env.manifest()?;
+    let chosen = server::select(&manifest, names, |s| s.serves("/hello"))?;
+    let mut runnable = Vec::new();
+    for s in chosen {
+        match server::availability(s, env) {
+            Availability::Missing(why) if names.is_empty() => {
+                crate::say!("skip {}: cannot run here: {why}", s.name);
+            }
+            Availability::Missing(why) => bail!("{} cannot run here: {why}", s.name),
+            _ => runnable.push(s),
+        }
+    }
+    if runnable.is_empty() {
+        bail!("no server that serves /hello can run here (see `bench list`)");
+    }
+    let packages: Vec<String> = runnable.iter().filter_map(|s| s.package.clone()).collect();
+    server::build(env, &packages, || {})?;
+
+    let mut table = Table::new(&[
+        "server",
+        "RSS at start MB",
+        "RSS with idle MB",
+        "connections",
+        "bytes per connection",
+    ]);
+    let mut all = Vec::new();
+    for s in runnable {
+        let mut running = server::start(s, env, 0, None)?;
+        std::thread::sleep(SETTLE);
+        let before_kb = sample::rss_kb(running.pid());
+        let open = open_idle(running.addr, connections)
+            .with_context(|| format!("{} with {connections} connections", s.name))?;
+        std::thread::sleep(SETTLE);
+        let with_kb = sample::rss_kb(running.pid());
+        if !running.alive() {
+            bail!("{} exited while holding the connections", s.name);
+        }
+        drop(open);
+        running.stop();
+        let idle = Idle {
+            server: s.name.clone(),
+            before_kb,
+            with_kb,
+            connections,
+        };
+        table.row(vec![
+            idle.server.clone(),
+            format!("{:.1}", before_kb as f64 / 1024.0),
+            format!("{:.1}", with_kb as f64 / 1024.0),
+            crate::report::thousands(connections as f64),
+            crate::report::thousands(idle.bytes_per_connection() as f64),
+        ]);
+        all.push(idle);
+    }
+    crate::say!("{table}");
+    Ok(all)
+}
