@@ -1,14 +1,15 @@
 //! The registry of checks and the context they run in.
 //!
-//! Each group has its module (`core`, `connection`, `bad_input`, `scenarios`, `heavy`) holding
-//! a `CHECKS` table of [`Check`] entries; [`checks()`] concatenates them once. A check is a
-//! plain function of a [`Ctx`] (the target, the options, and helpers that turn wire errors into
-//! [`Failure`]s) returning `Ok(())` or the first deviation found.
+//! Each group has its module (`core`, `connection`, `bad_input`, `rfc9112`, `scenarios`,
+//! `heavy`) holding a `CHECKS` table of [`Check`] entries; [`checks()`] concatenates them once.
+//! A check is a plain function of a [`Ctx`] (the target, the options, and helpers that turn
+//! wire errors into [`Failure`]s) returning `Ok(())` or the first deviation found.
 
 mod bad_input;
 mod connection;
 mod core;
 mod heavy;
+mod rfc9112;
 mod scenarios;
 
 use std::net::SocketAddr;
@@ -119,6 +120,7 @@ pub fn checks() -> &'static [Check] {
             core::CHECKS,
             connection::CHECKS,
             bad_input::CHECKS,
+            rfc9112::CHECKS,
             scenarios::CHECKS,
             heavy::CHECKS,
         ]
