@@ -14,7 +14,7 @@ use contract::body::{HELLO_TEXT, MAX_BODY, MAX_HEAD};
 
 use super::{Check, Ctx, Pace, fast, gap};
 use crate::Group::BadInput;
-use crate::expect::{self, ConnField, Judged};
+use crate::expect::{self, Judged};
 use crate::report::Failure;
 use crate::wire::{After, Conn, Response, WireError};
 
@@ -98,7 +98,7 @@ pub(super) fn discarded(c: &Ctx<'_>, first: &[u8], may_refuse: bool) -> Judged {
     }
     expect::status(&resp, 200, false)
         .and_then(|()| expect::body(&resp, HELLO_TEXT))
-        .and_then(|()| expect::connection(&resp, ConnField::Absent))
+        .and_then(|()| c.keeps_open(&resp))
         .map_err(|f| f.at("the request with a body"))?;
     let next = c
         .read(&mut conn, false)

@@ -208,6 +208,17 @@ impl Ctx<'_> {
         }
     }
 
+    /// `resp` keeps the connection open: no `connection` field, or `connection: keep-alive`
+    /// where `Options::extra_headers` records the field (Node.js, nginx).
+    pub fn keeps_open(&self, resp: &Response) -> Judged {
+        let recorded = self.opts.extra_headers.iter().any(|x| x == "connection");
+        if recorded && crate::expect::connection(resp, crate::expect::ConnField::KeepAlive).is_ok()
+        {
+            return Ok(());
+        }
+        crate::expect::connection(resp, crate::expect::ConnField::Absent)
+    }
+
     /// The server still serves a new connection (`GET /hello` answered 200).
     pub fn alive(&self) -> Judged {
         let (_, resp) = self
