@@ -21,7 +21,7 @@ pub struct Cli {
 pub enum Cmd {
     /// Every server of servers.toml: whether it can run here, style, analogue, port
     List(ListArgs),
-    /// Start each server, run the conformance core and connection groups, print the
+    /// Start each server, run the conformance core, connection and rfc9112 groups, print the
     /// fairness table (status, head and body bytes, header fields per endpoint)
     Verify(VerifyArgs),
     /// Run an experiment (e1…e5) against its servers and write results/EXPERIMENT-TIMESTAMP.json

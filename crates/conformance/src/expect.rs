@@ -107,6 +107,12 @@ pub(crate) fn status(resp: &Response, code: u16, http10: bool) -> Judged {
 
 /// The status line with any of `codes` accepted.
 pub(crate) fn status_line(resp: &Response, codes: &[u16], http10: bool) -> Judged {
+    status_code(resp, codes, http10)?;
+    reason(resp)
+}
+
+/// The version and the status code (any of `codes`), the reason phrase not judged.
+fn status_code(resp: &Response, codes: &[u16], http10: bool) -> Judged {
     if resp.version != 1 && !(http10 && resp.version == 0) {
         let want = if http10 {
             "HTTP/1.1 or HTTP/1.0"
@@ -122,7 +128,7 @@ pub(crate) fn status_line(resp: &Response, codes: &[u16], http10: bool) -> Judge
             format!("status {}", resp.status),
         ));
     }
-    reason(resp)
+    Ok(())
 }
 
 fn alternatives(codes: &[u16]) -> String {
@@ -330,10 +336,11 @@ fn date(resp: &Response) -> Judged {
 
 /// An error answer (400, 413, 431, 501, 505): one of `codes`. In strict mode the whole response
 /// is judged (empty body, `content-length: 0`, `connection: close`); otherwise, as CONTRACT.md
-/// allows where a library answers bad input itself, only the status (the close is judged by
-/// the caller).
+/// allows where a library answers bad input itself, only the version and the status code (a
+/// library's own reason phrase, such as Go's `400 Bad Request: malformed Host header`, is not
+/// judged; the close is judged by the caller).
 pub(crate) fn error_answer(resp: &Response, codes: &[u16], http10: bool, strict: bool) -> Judged {
-    status_line(resp, codes, http10)?;
+    status_code(resp, codes, http10)?;
     if strict {
         let e = Expect::empty(resp.status).connection(ConnField::Close);
         let e = Expect { http10, ..e };

@@ -72,6 +72,9 @@ pub enum Group {
     Connection,
     /// Every error row of CONTRACT.md, slowloris, idle keep-alive, vanishing clients.
     BadInput,
+    /// RFC 9112's server-side requirements that the contract's rows do not already cover
+    /// (Host, field syntax, bare CR and LF, framing, chunked coding): the table in the README.
+    Rfc9112,
     /// The event-loop scenarios (for variants that list `scenarios`).
     Scenarios,
     /// 10,000 concurrent connections.
@@ -80,21 +83,23 @@ pub enum Group {
 
 impl Group {
     /// Every group, in report order.
-    pub const ALL: [Group; 5] = [
+    pub const ALL: [Group; 6] = [
         Group::Core,
         Group::Connection,
         Group::BadInput,
+        Group::Rfc9112,
         Group::Scenarios,
         Group::Heavy,
     ];
 
-    /// The group's name as `FromStr` reads it (`core`, `connection`, `bad-input`, `scenarios`,
-    /// `heavy`).
+    /// The group's name as `FromStr` reads it (`core`, `connection`, `bad-input`, `rfc9112`,
+    /// `scenarios`, `heavy`).
     pub fn name(self) -> &'static str {
         match self {
             Group::Core => "core",
             Group::Connection => "connection",
             Group::BadInput => "bad-input",
+            Group::Rfc9112 => "rfc9112",
             Group::Scenarios => "scenarios",
             Group::Heavy => "heavy",
         }
@@ -115,7 +120,7 @@ impl fmt::Display for UnknownGroup {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "unknown group {:?} (expected core, connection, bad-input, scenarios or heavy)",
+            "unknown group {:?} (expected core, connection, bad-input, rfc9112, scenarios or heavy)",
             self.0
         )
     }

@@ -181,7 +181,7 @@ const FAULTS: &[(Fault, bool, Expect)] = &[
     (
         Fault::NoAbsoluteForm,
         false,
-        Exactly(&["core.absolute-form"]),
+        Exactly(&["core.absolute-form", "rfc9112.host.absolute-form"]),
     ),
     (
         Fault::QueryOnlyStrippedForApi,
@@ -402,6 +402,20 @@ const FAULTS: &[(Fault, bool, Expect)] = &[
             "bad.both-cl-te",
             "bad.two-cl",
             "bad.cl-invalid",
+            "rfc9112.host.missing",
+            "rfc9112.host.twice",
+            "rfc9112.host.invalid",
+            "rfc9112.field.space-before-colon",
+            "rfc9112.field.obs-fold",
+            "rfc9112.field.ws-before-first",
+            "rfc9112.field.bare-cr",
+            "rfc9112.line.target-whitespace",
+            "rfc9112.line.version-case",
+            "rfc9112.te.chunked-not-final",
+            "rfc9112.te.http10",
+            "rfc9112.cl.plus-sign",
+            "rfc9112.cl.same-values",
+            "rfc9112.chunk.size-overflow",
         ]),
     ),
     (
@@ -417,7 +431,12 @@ const FAULTS: &[(Fault, bool, Expect)] = &[
     (
         Fault::IgnoreContentLength,
         false,
-        Exactly(&["bad.body-discarded", "bad.body-max-discarded"]),
+        Exactly(&[
+            "bad.body-discarded",
+            "bad.body-max-discarded",
+            "rfc9112.cl.same-values",
+            "rfc9112.line.bare-lf",
+        ]),
     ),
     (
         Fault::BodyLimitOffByOne,
@@ -432,6 +451,9 @@ const FAULTS: &[(Fault, bool, Expect)] = &[
             "bad.chunked-discarded",
             "bad.chunked-smuggle",
             "bad.chunked-too-large",
+            "rfc9112.chunk.size-overflow",
+            "rfc9112.chunk.extensions",
+            "rfc9112.chunk.trailer",
         ]),
     ),
     (
@@ -473,6 +495,107 @@ const FAULTS: &[(Fault, bool, Expect)] = &[
         Fault::DieOnWriteError,
         false,
         AtLeast(&["bad.vanish-mid-response", "bad.alive-after"]),
+    ),
+    // RFC 9112.
+    (
+        Fault::HostMissingAllowed,
+        false,
+        Exactly(&["rfc9112.host.missing"]),
+    ),
+    (
+        Fault::HostTwiceAllowed,
+        false,
+        Exactly(&["rfc9112.host.twice"]),
+    ),
+    (
+        Fault::HostValueUnchecked,
+        false,
+        Exactly(&["rfc9112.host.invalid"]),
+    ),
+    (
+        Fault::HostRequiredOn10,
+        false,
+        Exactly(&["rfc9112.host.http10-optional"]),
+    ),
+    (
+        Fault::AbsoluteFormHostChecked,
+        false,
+        Exactly(&["rfc9112.host.absolute-form"]),
+    ),
+    (
+        Fault::SpaceBeforeColonStripped,
+        false,
+        Exactly(&["rfc9112.field.space-before-colon"]),
+    ),
+    (
+        Fault::FoldAsField,
+        false,
+        Exactly(&["rfc9112.field.obs-fold", "rfc9112.field.ws-before-first"]),
+    ),
+    (
+        Fault::BareCrAsLineEnd,
+        false,
+        Exactly(&["rfc9112.field.bare-cr"]),
+    ),
+    (
+        Fault::HeadEndCrlfOnly,
+        false,
+        Exactly(&["rfc9112.line.bare-lf"]),
+    ),
+    (
+        Fault::LeadingCrlfRejected,
+        false,
+        Exactly(&["rfc9112.line.leading-crlf"]),
+    ),
+    (
+        Fault::TargetSpaceEncoded,
+        false,
+        Exactly(&["rfc9112.line.target-whitespace"]),
+    ),
+    (
+        Fault::VersionCaseInsensitive,
+        false,
+        Exactly(&["rfc9112.line.version-case"]),
+    ),
+    (
+        Fault::TeNotFinal501,
+        false,
+        Exactly(&["rfc9112.te.chunked-not-final"]),
+    ),
+    (
+        Fault::Http10TeKeptAlive,
+        false,
+        Exactly(&["rfc9112.te.http10"]),
+    ),
+    (
+        Fault::ClRustParse,
+        false,
+        Exactly(&["rfc9112.cl.plus-sign"]),
+    ),
+    (
+        Fault::ClSameValuesIgnored,
+        false,
+        Exactly(&["rfc9112.cl.same-values"]),
+    ),
+    (
+        Fault::ChunkSizeWraps,
+        false,
+        Exactly(&["rfc9112.chunk.size-overflow"]),
+    ),
+    (
+        Fault::ChunkExtRejected,
+        false,
+        Exactly(&["rfc9112.chunk.extensions"]),
+    ),
+    (
+        Fault::TrailerRejected,
+        false,
+        Exactly(&["rfc9112.chunk.trailer"]),
+    ),
+    (
+        Fault::BodyEofIgnored,
+        false,
+        Exactly(&["rfc9112.cl.incomplete"]),
     ),
     // Scenarios and load.
     (Fault::AsyncNoWait, false, Exactly(&["scenario.async"])),
@@ -615,6 +738,7 @@ fn check_names_are_unique_and_grouped() {
             Group::Core => "core.",
             Group::Connection => "conn.",
             Group::BadInput => "bad.",
+            Group::Rfc9112 => "rfc9112.",
             Group::Scenarios => "scenario.",
             Group::Heavy => "heavy.",
         };

@@ -7,6 +7,7 @@
 //! - [`route`]: which endpoint a method and request target select;
 //! - [`query`]: the query echo's form decoder;
 //! - [`auth`]: the constant-time Bearer-token check of `/api/private`;
+//! - [`host`]: RFC 9112 §3.2's Host rule (one valid `host` field; none only on HTTP/1.0);
 //! - [`peer`]: the peer address as `/my/ip` shows it;
 //! - [`scenario`]: the work behind the event-loop scenarios;
 //! - [`json`]: the JSON bodies as serde types, for the framework variants;
@@ -21,6 +22,7 @@
 pub mod auth;
 pub mod body;
 pub mod date;
+pub mod host;
 pub mod json;
 pub mod peer;
 pub mod query;

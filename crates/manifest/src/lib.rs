@@ -19,7 +19,14 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 /// The conformance groups a server may list.
-pub const GROUPS: [&str; 5] = ["core", "connection", "bad-input", "scenarios", "heavy"];
+pub const GROUPS: [&str; 6] = [
+    "core",
+    "connection",
+    "bad-input",
+    "rfc9112",
+    "scenarios",
+    "heavy",
+];
 
 /// The experiments of EXPERIMENTS.md.
 pub const EXPERIMENTS: [&str; 5] = ["E1", "E2", "E3", "E4", "E5"];

@@ -140,8 +140,10 @@ mod tests {
 
     async fn get_body(path: &str, auth: Option<&str>) -> (StatusCode, Option<String>, Vec<u8>) {
         let srv = test::init_service(app(&Config::default())).await;
+        // HTTP/1.1 without Host is refused (RFC 9112 §3.2), in-process too.
         let mut req = test::TestRequest::get()
             .uri(path)
+            .insert_header((header::HOST, "localhost"))
             .peer_addr("127.0.0.1:9".parse().unwrap());
         if let Some(a) = auth {
             req = req.insert_header((header::AUTHORIZATION, a));

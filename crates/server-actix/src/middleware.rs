@@ -5,9 +5,11 @@
 //!   `Authorization` field is `Bearer <token>` (compared in constant time).
 //! - [`request_cycle`]: the middleware around the whole app, the body-handling analogue of
 //!   Fastify's content-type parser: it refuses a head over 8,192 bytes (431; actix's own limit
-//!   is 128 KiB), answers 404 for a path actix would match only after percent-decoding it,
-//!   refuses a `content-length` over 1 MiB at once (413), and reads and drops the body
-//!   (chunked past 1 MiB: 413) so the next request on the connection is served.
+//!   is 128 KiB), refuses a `host` value that is not `uri-host[:port]` (400; RFC 9112 §3.2,
+//!   whose other Host rules actix applies itself), answers 404 for a path actix would match
+//!   only after percent-decoding it, refuses a `content-length` over 1 MiB at once (413), and
+//!   reads and drops the body (chunked past 1 MiB: 413) so the next request on the connection
+//!   is served.
 
 use actix_web::body::{BodySize, BodyStream, BoxBody, EitherBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -54,6 +56,14 @@ pub async fn request_cycle(
 ) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, Error> {
     if head_len(&req) > MAX_HEAD {
         return Ok(refuse(req, StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE));
+    }
+    let hosts = req
+        .headers()
+        .get_all(header::HOST)
+        .map(HeaderValue::as_bytes);
+    if !contract::host::acceptable(hosts, req.version() != Version::HTTP_10) {
+        // actix refuses a missing or repeated `host` itself, not an invalid value.
+        return Ok(refuse(req, StatusCode::BAD_REQUEST));
     }
     if req.uri().path() != req.match_info().as_str() {
         // actix matches a percent-decoded path; the contract matches byte for byte.

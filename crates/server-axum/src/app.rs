@@ -125,7 +125,8 @@ mod tests {
 
     async fn get_body(path: &str, auth: Option<&str>) -> (StatusCode, Option<String>, Vec<u8>) {
         let app = app(&Config::default());
-        let mut req = Request::get(path);
+        // HTTP/1.1 without Host is refused (RFC 9112 §3.2), in-process too.
+        let mut req = Request::get(path).header(header::HOST, "localhost");
         if let Some(a) = auth {
             req = req.header(header::AUTHORIZATION, a);
         }

@@ -5,7 +5,8 @@
 //!   `Authorization` field is `Bearer <token>` (compared in constant time).
 //! - [`request_cycle`]: the layer around the whole router, the `express.json()` analogue of
 //!   E1: it marks the request as handled for the slowloris guard, refuses what hyper lets
-//!   through (both `content-length` and `transfer-encoding`: 400; a transfer coding other
+//!   through (both `content-length` and `transfer-encoding`, or a request breaking RFC 9112
+//!   §3.2's Host rule: 400; a transfer coding other
 //!   than exactly `chunked`: 501; a body past 1 MiB: 413), reads and drops the body so the
 //!   next request on the connection is served, and says `connection: close` where hyper
 //!   would close without saying so (HTTP/1.0 without keep-alive, and these error answers).
@@ -20,7 +21,7 @@ use axum::http::{StatusCode, Version};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use contract::auth;
-use server_hyper::service::{discard_body, keep_alive_asked};
+use server_hyper::service::{discard_body, host_acceptable, keep_alive_asked};
 
 use crate::ConnPhase;
 use contract::json::UNAUTHORIZED;
@@ -50,6 +51,10 @@ pub async fn request_cycle(req: Request, next: Next) -> Response {
     let http10 = req.version() == Version::HTTP_10;
     if handling.as_ref().is_some_and(|h| h.conflicting_lengths) {
         // hyper dropped the `content-length` of a request that also has `transfer-encoding`.
+        return refuse(StatusCode::BAD_REQUEST, http10);
+    }
+    if !host_acceptable(req.headers(), req.version()) {
+        // RFC 9112 §3.2: no `host` on HTTP/1.1, more than one, or an invalid value.
         return refuse(StatusCode::BAD_REQUEST, http10);
     }
     let (parts, body) = req.into_parts();

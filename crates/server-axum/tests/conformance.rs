@@ -29,6 +29,11 @@ fn bad_input() {
 }
 
 #[test]
+fn rfc9112() {
+    V.assert_conforms(&[Group::Rfc9112], &[]);
+}
+
+#[test]
 fn heavy() {
     V.assert_conforms(&[Group::Heavy], &[]);
 }

@@ -8,6 +8,9 @@
 //! answer when the request asked to close, and `connection: keep-alive` for an HTTP/1.0
 //! request that asked for keep-alive.
 //!
+//! A request that breaks RFC 9112 §3.2's Host rule (none on HTTP/1.1, more than one, or an
+//! invalid value) is answered 400 with `connection: close`; hyper lets it through.
+//!
 //! A request body is read and discarded before the answer, so that the next request on the
 //! connection is served: at most [`MAX_BODY`] bytes, else 413 and close.
 
@@ -51,6 +54,9 @@ pub async fn handle(ctx: Arc<Ctx>, req: Request<Incoming>) -> Result<Res, Infall
     if handling.conflicting_lengths {
         // Both `content-length` and `transfer-encoding`: hyper kept only the latter (and
         // will close); the contract answers 400.
+        return Ok(close(error(StatusCode::BAD_REQUEST, head), http10));
+    }
+    if !host_acceptable(&parts.headers, parts.version) {
         return Ok(close(error(StatusCode::BAD_REQUEST, head), http10));
     }
     if let Err(status) = discard_body(&parts.headers, body).await {
@@ -162,6 +168,16 @@ where
         }
     }
     Ok(())
+}
+
+/// Whether the request passes RFC 9112 §3.2's Host rule (`contract::host`), which hyper does
+/// not apply: exactly one valid `host` field, or none on HTTP/1.0. Shared with `server-axum`.
+pub fn host_acceptable(headers: &HeaderMap, version: Version) -> bool {
+    let values = headers
+        .get_all(header::HOST)
+        .iter()
+        .map(HeaderValue::as_bytes);
+    contract::host::acceptable(values, version != Version::HTTP_10)
 }
 
 /// Whether an HTTP/1.0 request asked to keep the connection open (as hyper decides it).

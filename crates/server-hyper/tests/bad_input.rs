@@ -36,10 +36,10 @@ fn unparsable_request_line_or_field_is_400_and_close() {
     for req in [
         &b"GET /hello HTTP/1.1 extra\r\n\r\n"[..],
         b"GET\r\n\r\n",
-        b"GET /hel lo HTTP/1.1\r\n\r\n",
-        b"GET /hello HTTP/1.1\r\nBad Name: x\r\n\r\n",
-        b"GET /hello HTTP/1.1\r\nno-colon\r\n\r\n",
-        b"\x00\x01\x02 / HTTP/1.1\r\n\r\n",
+        b"GET /hel lo HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET /hello HTTP/1.1\r\nHost: x\r\nBad Name: x\r\n\r\n",
+        b"GET /hello HTTP/1.1\r\nHost: x\r\nno-colon\r\n\r\n",
+        b"\x00\x01\x02 / HTTP/1.1\r\nHost: x\r\n\r\n",
     ] {
         let r = answered_then_closed(&srv, req);
         assert_error(&r, 400);
@@ -178,20 +178,22 @@ fn chunked_body_is_decoded_and_discarded() {
     assert_error(&parse_one(&bytes, false).0, 413);
 
     // A chunk size that is not hex: 400 and close.
-    let bad = b"POST /hello HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n";
+    let bad = b"POST /hello HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n";
     assert_error(&answered_then_closed(&srv, bad), 400);
 }
 
 #[test]
 fn conflicting_lengths_are_400_and_close() {
     let srv = Server::start(&[]);
-    let two = b"POST /hello HTTP/1.1\r\nContent-Length: 4\r\nContent-Length: 5\r\n\r\nhello";
+    let two =
+        b"POST /hello HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nContent-Length: 5\r\n\r\nhello";
     assert_error(&answered_then_closed(&srv, two), 400);
-    let bad = b"POST /hello HTTP/1.1\r\nContent-Length: 4x\r\n\r\nhell";
+    let bad = b"POST /hello HTTP/1.1\r\nHost: x\r\nContent-Length: 4x\r\n\r\nhell";
     assert_error(&answered_then_closed(&srv, bad), 400);
     // Equal repeated values are one length.
     let mut s = srv.connect();
-    let same = b"POST /hello HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello";
+    let same =
+        b"POST /hello HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello";
     assert_eq!(roundtrip(&mut s, same, false).status, 405);
     assert_eq!(roundtrip(&mut s, &get("/hello"), false).status, 200);
 }
@@ -201,8 +203,8 @@ fn content_length_with_transfer_encoding_is_400_and_close() {
     let srv = Server::start(&[]);
     // Whichever comes first, the smuggled request behind the chunked body is never answered.
     for req in [
-        &b"POST /hello HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /api/hello HTTP/1.1\r\n\r\n"[..],
-        b"POST /hello HTTP/1.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\nGET /api/hello HTTP/1.1\r\n\r\n",
+        &b"POST /hello HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /api/hello HTTP/1.1\r\nHost: x\r\n\r\n"[..],
+        b"POST /hello HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\nGET /api/hello HTTP/1.1\r\nHost: x\r\n\r\n",
     ] {
         assert_error(&answered_then_closed(&srv, req), 400);
     }
@@ -212,16 +214,17 @@ fn content_length_with_transfer_encoding_is_400_and_close() {
 fn other_transfer_codings_are_refused_and_closed() {
     let srv = Server::start(&[]);
     // hyper answers 400 when `chunked` is not the last coding, and for HTTP/1.0.
-    let gzip = b"POST /hello HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n";
+    let gzip = b"POST /hello HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n";
     assert_error(&answered_then_closed(&srv, gzip), 400);
     let te10 = b"POST /hello HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n";
     assert_error(&answered_then_closed(&srv, te10), 400);
     // `gzip, chunked` reaches the service: 501.
-    let list = b"POST /hello HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n";
+    let list =
+        b"POST /hello HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n";
     let r = answered_then_closed(&srv, list);
     assert_error(&r, 501);
     assert_eq!(r.status_line, "HTTP/1.1 501 Not Implemented");
-    let two = b"POST /hello HTTP/1.1\r\nTransfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n";
+    let two = b"POST /hello HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n";
     assert_error(&answered_then_closed(&srv, two), 501);
 }
 
@@ -253,7 +256,10 @@ fn connection_field_rules() {
     r.assert_names(&["connection", "content-length", "content-type", "date"]);
     assert_eq!(r.body, body::HELLO_TEXT);
     // HTTP/1.1 with `connection: close`: the same.
-    let r = answered_then_closed(&srv, b"GET /hello HTTP/1.1\r\nConnection: close\r\n\r\n");
+    let r = answered_then_closed(
+        &srv,
+        b"GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
     assert_eq!(r.status_line, "HTTP/1.1 200 OK");
     assert_eq!(r.header("connection"), Some("close"));
     // HTTP/1.0 keep-alive: `connection: keep-alive`, and the connection stays usable.
@@ -287,14 +293,15 @@ fn slowloris_head_is_closed_after_10_s_but_idle_connections_stay() {
     assert_eq!(roundtrip(&mut used, &get("/hello"), false).status, 200);
     // A head that starts at once and never completes.
     let mut slow = srv.connect();
-    slow.write_all(b"GET /hello HTTP/1.1\r\nHo").unwrap();
+    slow.write_all(b"GET /hello HTTP/1.1\r\nHost: x\r\nHo")
+        .unwrap();
     // A second request's head started after a completed one, trickled byte by byte.
     let mut trickle = srv.connect();
     assert_eq!(roundtrip(&mut trickle, &get("/hello"), false).status, 200);
     std::thread::sleep(Duration::from_secs(2));
     let start = Instant::now();
     let t = std::thread::spawn(move || {
-        for b in b"GET /hello HTTP/1.1\r\nX: "
+        for b in b"GET /hello HTTP/1.1\r\nHost: x\r\nX: "
             .iter()
             .chain([b'a'; 40].iter())
         {

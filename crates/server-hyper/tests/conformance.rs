@@ -33,6 +33,11 @@ fn scenarios() {
 }
 
 #[test]
+fn rfc9112() {
+    V.assert_conforms(&[Group::Rfc9112], &[]);
+}
+
+#[test]
 fn heavy() {
     V.assert_conforms(&[Group::Heavy], &[]);
 }

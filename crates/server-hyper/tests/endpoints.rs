@@ -99,9 +99,9 @@ fn token_comes_from_the_environment() {
         .env("AUTH_TOKEN", "s3cret");
     let srv = Server::spawn(cmd);
     let mut s = srv.connect();
-    let ok = b"GET /api/private HTTP/1.1\r\nAuthorization: Bearer s3cret\r\n\r\n";
+    let ok = b"GET /api/private HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\r\n\r\n";
     assert_eq!(roundtrip(&mut s, ok, false).status, 200);
-    let old = b"GET /api/private HTTP/1.1\r\nAuthorization: Bearer bench-token\r\n\r\n";
+    let old = b"GET /api/private HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer bench-token\r\n\r\n";
     assert_eq!(roundtrip(&mut s, old, false).status, 401);
 }
 

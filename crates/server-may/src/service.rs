@@ -5,9 +5,10 @@
 //! `Server: M`, `Date`, `Content-Length` (the length of the body set here) and the fields set
 //! here. Before routing, the service judges the head the way the contract asks (over 8,192
 //! bytes: 431; both `content-length` and `transfer-encoding`, two different or a malformed
-//! `content-length`: 400; a transfer coding: 501, or 400 for `chunked`, which may_minihttp
-//! cannot decode; `content-length` over 1 MiB: 413) and reads and drops a `content-length`
-//! body, so that it is not taken for the next request. The error answers cannot close the
+//! `content-length`, or `chunked` before another coding: 400; a transfer coding: 501, or 400
+//! for `chunked`, which may_minihttp cannot decode; `content-length` over 1 MiB: 413; RFC 9112
+//! §3.2's Host rule broken: 400) and reads and drops a `content-length` body, so that it is
+//! not taken for the next request. The error answers cannot close the
 //! connection (may_minihttp has no way to), so they carry no `connection: close`.
 
 use std::io::{self, Read};
@@ -82,6 +83,10 @@ struct Framing {
     chunked_only: bool,
     /// Any `transfer-encoding` field.
     has_te: bool,
+    /// A coding after `chunked` (RFC 9112 §6.3: the length cannot be known, 400).
+    chunked_not_final: bool,
+    /// A `chunked` coding seen so far.
+    chunked_seen: bool,
 }
 
 impl Framing {
@@ -104,6 +109,10 @@ impl Framing {
             } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
                 f.has_te = true;
                 f.chunked_only &= h.value.eq_ignore_ascii_case(b"chunked");
+                for coding in h.value.split(|&b| b == b',') {
+                    f.chunked_not_final |= f.chunked_seen;
+                    f.chunked_seen |= coding.trim_ascii().eq_ignore_ascii_case(b"chunked");
+                }
             }
         }
         f
@@ -111,7 +120,7 @@ impl Framing {
 
     /// The error status the head's framing earns, if any.
     fn refusal(&self) -> Option<Status> {
-        if self.has_te && (self.length.is_some() || self.bad_length) {
+        if self.has_te && (self.length.is_some() || self.bad_length || self.chunked_not_final) {
             Some(Status::BadRequest)
         } else if self.has_te && self.chunked_only {
             // may_minihttp reads only `content-length` bodies: a chunked one would be taken
@@ -201,8 +210,15 @@ impl HttpService for Service {
         let head = req.method() == "HEAD";
         let http10_keep_alive = req.version() == 0 && keep_alive_asked(&req);
         let framing = Framing::of(&req);
+        let hosts = req
+            .headers()
+            .iter()
+            .filter(|h| h.name.eq_ignore_ascii_case("host"))
+            .map(|h| h.value);
         let refusal = if head_len(&req) > MAX_HEAD {
             Some(Status::HeaderFieldsTooLarge)
+        } else if !contract::host::acceptable(hosts, req.version() != 0) {
+            Some(Status::BadRequest)
         } else {
             framing.refusal()
         };

@@ -7,7 +7,7 @@
 //!
 //! Layout: [`Conn::feed`] loops over the `State`s; `head*` parse a request head with httparse
 //! (a 64-field array first, a cold retry with room for any head of [`MAX_HEAD`] bytes);
-//! `request` checks the framing fields and picks the answer; `chunked` decodes a chunked body
+//! `request` checks the framing fields and the Host rule (RFC 9112 §3.2) and picks the answer; `chunked` decodes a chunked body
 //! with `httparse::parse_chunk_size`. Every error answer goes through the cold `fail`.
 
 use std::mem::MaybeUninit;
@@ -15,6 +15,7 @@ use std::net::IpAddr;
 
 use contract::auth;
 use contract::body::{MAX_BODY, MAX_HEAD};
+use contract::host::Hosts;
 use contract::peer;
 use contract::query;
 use contract::response::{Connection, Status};
@@ -133,14 +134,35 @@ struct Fields {
     close: bool,
     keep_alive: bool,
     expect_continue: bool,
+    hosts: Hosts,
 }
 
+/// What the `transfer-encoding` fields say, read coding by coding across all of them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum Te {
     #[default]
     None,
+    /// Exactly `chunked`.
     Chunked,
+    /// A coding this server does not implement, without `chunked`: 501.
     Other,
+    /// Codings this server does not implement, then `chunked` as the final one: 501.
+    OtherChunked,
+    /// `chunked`, then another coding (`chunked` included): the body length cannot be known,
+    /// so RFC 9112 §6.3 wants 400 and the close.
+    NotFinal,
+}
+
+impl Te {
+    /// The state after one more coding (an empty field value counts as an unknown coding).
+    fn then(self, coding: &[u8]) -> Te {
+        match self {
+            Te::Chunked | Te::OtherChunked | Te::NotFinal => Te::NotFinal,
+            Te::None if coding.eq_ignore_ascii_case(b"chunked") => Te::Chunked,
+            Te::Other if coding.eq_ignore_ascii_case(b"chunked") => Te::OtherChunked,
+            Te::None | Te::Other => Te::Other,
+        }
+    }
 }
 
 /// The outcome of parsing a head in one buffer.
@@ -379,11 +401,17 @@ impl Conn {
                 return;
             }
         };
-        if f.content_length.is_some() && f.te != Te::None {
+        let version = req.version.unwrap_or(1);
+        // Both lengths; chunked not the final coding; any transfer coding on HTTP/1.0, whose
+        // framing RFC 9112 §6.1 calls faulty; the Host rule of §3.2: 400 and the close.
+        let bad_framing = (f.content_length.is_some() && f.te != Te::None)
+            || f.te == Te::NotFinal
+            || (version == 0 && f.te != Te::None);
+        if bad_framing || !f.hosts.acceptable(version == 1) {
             self.fail(r, Status::BadRequest, out);
             return;
         }
-        if f.te == Te::Other {
+        if matches!(f.te, Te::Other | Te::OtherChunked) {
             self.fail(r, Status::NotImplemented, out);
             return;
         }
@@ -392,7 +420,6 @@ impl Conn {
             self.fail(r, Status::PayloadTooLarge, out);
             return;
         }
-        let version = req.version.unwrap_or(1);
         let close = self.draining || f.close || (version == 0 && !f.keep_alive);
         let connection = match (close, version) {
             (true, _) => Connection::Close,
@@ -676,12 +703,11 @@ fn scan(headers: &[httparse::Header<'_>]) -> Result<Fields, Status> {
                 f.content_length = Some(n);
             }
             17 if name.eq_ignore_ascii_case(b"transfer-encoding") => {
-                f.te = if f.te == Te::None && trim(h.value).eq_ignore_ascii_case(b"chunked") {
-                    Te::Chunked
-                } else {
-                    Te::Other
-                };
+                for coding in h.value.split(|&b| b == b',') {
+                    f.te = f.te.then(trim(coding));
+                }
             }
+            4 if name.eq_ignore_ascii_case(b"host") => f.hosts.add(h.value),
             6 if name.eq_ignore_ascii_case(b"expect") => {
                 f.expect_continue = trim(h.value).eq_ignore_ascii_case(b"100-continue");
             }

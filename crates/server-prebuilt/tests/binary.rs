@@ -28,10 +28,10 @@ fn serves_pipelined_requests_in_order() {
     let mut s = server.connect();
     s.write_all(
         b"GET /api/hello HTTP/1.1\r\nHost: x\r\n\r\n\
-          GET /nope HTTP/1.1\r\n\r\n\
-          HEAD / HTTP/1.1\r\n\r\n\
-          POST /hello HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc\
-          GET /my/ip HTTP/1.1\r\n\r\n",
+          GET /nope HTTP/1.1\r\nHost: x\r\n\r\n\
+          HEAD / HTTP/1.1\r\nHost: x\r\n\r\n\
+          POST /hello HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc\
+          GET /my/ip HTTP/1.1\r\nHost: x\r\n\r\n",
     )
     .unwrap();
     let a = read_answers(&mut s, 5, &[false, false, true]);
@@ -42,33 +42,38 @@ fn serves_pipelined_requests_in_order() {
     assert_eq!(a[3].field("allow"), Some("GET, HEAD"));
     assert_eq!(a[4].body, b"127.0.0.1");
     // Still open for more.
-    s.write_all(b"GET /hello HTTP/1.1\r\n\r\n").unwrap();
+    s.write_all(b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
     assert_eq!(read_answers(&mut s, 1, &[])[0].body, b"Hello, World");
 }
 
 #[test]
 fn bad_input_is_answered_and_closed() {
     let server = Server::start(&[]);
-    assert_error_close(&server, b"GET / HTTP/1.1\r\nno colon here\r\n\r\n", &[400]);
+    assert_error_close(
+        &server,
+        b"GET / HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n",
+        &[400],
+    );
     assert_error_close(&server, b"NOT A REQUEST LINE\r\n\r\n", &[400]);
     assert_error_close(
         &server,
-        b"POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nabc",
+        b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nabc",
         &[400],
     );
     assert_error_close(
         &server,
-        b"POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd",
+        b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd",
         &[400],
     );
     assert_error_close(
         &server,
-        b"POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n",
+        b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n",
         &[501],
     );
     assert_error_close(
         &server,
-        b"POST / HTTP/1.1\r\nContent-Length: 1048577\r\n\r\n",
+        b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1048577\r\n\r\n",
         &[413],
     );
     assert_error_close(&server, b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", &[505, 400]);
@@ -79,7 +84,7 @@ fn bad_input_is_answered_and_closed() {
 fn head_limit_is_8192_bytes() {
     let server = Server::start(&[]);
     let head = |len: usize| {
-        let mut h = b"GET /hello HTTP/1.1\r\nX-Pad: ".to_vec();
+        let mut h = b"GET /hello HTTP/1.1\r\nHost: x\r\nX-Pad: ".to_vec();
         h.resize(len - 4, b'p');
         h.extend_from_slice(b"\r\n\r\n");
         h
@@ -96,30 +101,31 @@ fn big_bodies() {
     let server = Server::start(&[]);
     // A 1 MiB body, sent in pieces, is read and discarded; then the next request is served.
     let mut s = server.connect();
-    s.write_all(b"POST /hello HTTP/1.1\r\nContent-Length: 1048576\r\n\r\n")
+    s.write_all(b"POST /hello HTTP/1.1\r\nHost: x\r\nContent-Length: 1048576\r\n\r\n")
         .unwrap();
     for _ in 0..16 {
         s.write_all(&[b'x'; 65536]).unwrap();
     }
-    s.write_all(b"GET /hello HTTP/1.1\r\n\r\n").unwrap();
+    s.write_all(b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
     let a = read_answers(&mut s, 2, &[]);
     assert_eq!((a[0].code, a[1].code), (405, 200));
     // The same as chunked.
     let mut s = server.connect();
-    s.write_all(b"POST /hello HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n")
+    s.write_all(b"POST /hello HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
         .unwrap();
     for _ in 0..16 {
         s.write_all(b"10000\r\n").unwrap();
         s.write_all(&[b'x'; 65536]).unwrap();
         s.write_all(b"\r\n").unwrap();
     }
-    s.write_all(b"0\r\n\r\nGET /hello HTTP/1.1\r\n\r\n")
+    s.write_all(b"0\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
         .unwrap();
     let a = read_answers(&mut s, 2, &[]);
     assert_eq!((a[0].code, a[1].code), (405, 200));
     // One chunked byte past 1 MiB: 413, even while the client keeps sending.
     let mut s = server.connect();
-    s.write_all(b"POST /hello HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n100001\r\n")
+    s.write_all(b"POST /hello HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n100001\r\n")
         .unwrap();
     let _ = s.write_all(&[b'x'; 200_000]);
     let a = read_answers(&mut s, 1, &[]);
@@ -134,7 +140,7 @@ fn connection_close_rules() {
     assert_eq!((a.code, a.field("connection")), (200, Some("close")));
     let a = answer_then_close(
         &server,
-        b"GET /hello HTTP/1.1\r\nConnection: Keep-Alive, Close\r\n\r\n",
+        b"GET /hello HTTP/1.1\r\nHost: x\r\nConnection: Keep-Alive, Close\r\n\r\n",
     );
     assert_eq!((a.code, a.field("connection")), (200, Some("close")));
     let mut s = server.connect();
@@ -153,7 +159,7 @@ fn slowloris_is_closed() {
     // A head that never completes: closed about 10 s after its first byte (408 may precede).
     let mut slow = server.connect();
     let start = Instant::now();
-    slow.write_all(b"GET /hello HTTP/1.1\r\nX-A: 1\r\n")
+    slow.write_all(b"GET /hello HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n")
         .unwrap();
     for _ in 0..3 {
         std::thread::sleep(Duration::from_secs(2));
@@ -171,10 +177,12 @@ fn slowloris_is_closed() {
 fn idle_keep_alive_is_kept_past_60_s() {
     let server = Server::start(&[]);
     let mut idle = server.connect();
-    idle.write_all(b"GET /hello HTTP/1.1\r\n\r\n").unwrap();
+    idle.write_all(b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
     read_answers(&mut idle, 1, &[]);
     assert!(!closes_within(&mut idle, Duration::from_secs(61)));
-    idle.write_all(b"GET /hello HTTP/1.1\r\n\r\n").unwrap();
+    idle.write_all(b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
     assert_eq!(read_answers(&mut idle, 1, &[])[0].code, 200);
 }
 
@@ -183,9 +191,9 @@ fn a_client_closing_mid_request_disturbs_no_one() {
     let server = Server::start(&[]);
     let mut other = server.connect();
     for partial in [
-        &b"GET /hello HTTP/1.1\r\nHo"[..],
-        b"POST / HTTP/1.1\r\nContent-Length: 100\r\n\r\nabc",
-        b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab",
+        &b"GET /hello HTTP/1.1\r\nHost: x\r\nHo"[..],
+        b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc",
+        b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab",
     ] {
         let mut s = server.connect();
         s.write_all(partial).unwrap();
@@ -194,9 +202,11 @@ fn a_client_closing_mid_request_disturbs_no_one() {
     // And one that does not read its answers.
     let mut s = server.connect();
     for _ in 0..200 {
-        let _ = s.write_all(b"GET / HTTP/1.1\r\n\r\n");
+        let _ = s.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n");
     }
-    other.write_all(b"GET /hello HTTP/1.1\r\n\r\n").unwrap();
+    other
+        .write_all(b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
     assert_eq!(read_answers(&mut other, 1, &[])[0].code, 200);
     drop(s);
 }
@@ -206,7 +216,8 @@ fn sigterm_finishes_the_request_in_flight_and_exits_0() {
     let mut server = Server::start(&["--workers", "2"]);
     let mut s = server.connect();
     // A complete exchange first, so the connection is surely accepted.
-    s.write_all(b"GET /hello HTTP/1.1\r\n\r\n").unwrap();
+    s.write_all(b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
     read_answers(&mut s, 1, &[]);
     s.write_all(b"GET /api/hello HTTP/1.1\r\nHost: x\r\n")
         .unwrap();
@@ -225,7 +236,8 @@ fn sigterm_finishes_the_request_in_flight_and_exits_0() {
 fn sigint_with_idle_connections_exits_0_at_once() {
     let mut server = Server::start(&[]);
     let mut s = server.connect();
-    s.write_all(b"GET /hello HTTP/1.1\r\n\r\n").unwrap();
+    s.write_all(b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
     read_answers(&mut s, 1, &[]);
     let start = Instant::now();
     server.signal(libc::SIGINT);
@@ -273,7 +285,8 @@ fn many_connections_at_once() {
     let server = Server::start(&[]);
     let mut conns: Vec<_> = (0..500).map(|_| server.connect()).collect();
     for s in &mut conns {
-        s.write_all(b"GET /api/hello HTTP/1.1\r\n\r\n").unwrap();
+        s.write_all(b"GET /api/hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            .unwrap();
     }
     for s in &mut conns {
         assert_eq!(read_answers(s, 1, &[])[0].code, 200);
@@ -291,7 +304,8 @@ fn accept_backs_off_when_out_of_descriptors() {
     let server = Server::spawn(cmd);
     let mut conns: Vec<_> = (0..60).map(|_| server.connect()).collect();
     for s in &mut conns {
-        s.write_all(b"GET /hello HTTP/1.1\r\n\r\n").unwrap();
+        s.write_all(b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            .unwrap();
     }
     // The first ones are answered; the rest wait in the backlog.
     let mut answered = 0;

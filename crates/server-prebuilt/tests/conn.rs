@@ -173,20 +173,20 @@ fn endpoints() {
         assert_eq!(a.field("connection"), None);
         assert_eq!(action, Action::Idle);
     }
-    let (a, _) = single(b"GET / HTTP/1.1\r\n\r\n");
+    let (a, _) = single(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n");
     assert_eq!(a.body, vec![b'.'; 1024]);
     assert_eq!(a.field("content-type"), Some("text/plain; charset=utf-8"));
 }
 
 #[test]
 fn private_needs_exactly_one_exact_token() {
-    let ok = "GET /api/private HTTP/1.1\r\nauthorization: Bearer bench-token\r\n\r\n";
+    let ok = "GET /api/private HTTP/1.1\r\nHost: x\r\nauthorization: Bearer bench-token\r\n\r\n";
     assert_eq!(single(ok.as_bytes()).0.code, 200);
-    let twice = "GET /api/private HTTP/1.1\r\nAuthorization: Bearer bench-token\r\nAuthorization: Bearer bench-token\r\n\r\n";
+    let twice = "GET /api/private HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer bench-token\r\nAuthorization: Bearer bench-token\r\n\r\n";
     assert_eq!(single(twice.as_bytes()).0.code, 401);
-    let wrong = "GET /api/private HTTP/1.1\r\nAuthorization: bearer bench-token\r\n\r\n";
+    let wrong = "GET /api/private HTTP/1.1\r\nHost: x\r\nAuthorization: bearer bench-token\r\n\r\n";
     assert_eq!(single(wrong.as_bytes()).0.code, 401);
-    let (out, _) = one(b"HEAD /api/private HTTP/1.1\r\n\r\n");
+    let (out, _) = one(b"HEAD /api/private HTTP/1.1\r\nHost: x\r\n\r\n");
     let a = &answers(&out, &[true])[0];
     assert_eq!((a.code, a.field("content-length")), (401, Some("24")));
     assert_eq!(a.field("content-type"), Some("application/json"));
@@ -194,16 +194,22 @@ fn private_needs_exactly_one_exact_token() {
 
 #[test]
 fn methods() {
-    let (a, _) = single(b"POST /hello HTTP/1.1\r\n\r\n");
+    let (a, _) = single(b"POST /hello HTTP/1.1\r\nHost: x\r\n\r\n");
     assert_eq!((a.code, a.field("allow")), (405, Some("GET, HEAD")));
-    assert_eq!(single(b"get /hello HTTP/1.1\r\n\r\n").0.code, 405);
-    assert_eq!(single(b"POST /nope HTTP/1.1\r\n\r\n").0.code, 404);
-    let (out, action) = one(b"HEAD / HTTP/1.1\r\n\r\n");
+    assert_eq!(
+        single(b"get /hello HTTP/1.1\r\nHost: x\r\n\r\n").0.code,
+        405
+    );
+    assert_eq!(
+        single(b"POST /nope HTTP/1.1\r\nHost: x\r\n\r\n").0.code,
+        404
+    );
+    let (out, action) = one(b"HEAD / HTTP/1.1\r\nHost: x\r\n\r\n");
     let a = &answers(&out, &[true])[0];
     check_fields(a, true);
     assert_eq!((a.code, a.field("content-length")), (200, Some("1024")));
     assert!(a.body.is_empty() && action == Action::Idle);
-    let (out, _) = one(b"HEAD /my/ip HTTP/1.1\r\n\r\n");
+    let (out, _) = one(b"HEAD /my/ip HTTP/1.1\r\nHost: x\r\n\r\n");
     assert_eq!(answers(&out, &[true])[0].field("content-length"), Some("9"));
 }
 
@@ -215,56 +221,69 @@ fn connection_field() {
     let (a, action) = single(b"GET /hello HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n");
     assert_eq!(a.field("connection"), Some("keep-alive"));
     assert_eq!(action, Action::Idle);
-    let (a, action) = single(b"GET /hello HTTP/1.1\r\nConnection: keep-alive, CLOSE\r\n\r\n");
+    let (a, action) =
+        single(b"GET /hello HTTP/1.1\r\nHost: x\r\nConnection: keep-alive, CLOSE\r\n\r\n");
     assert_eq!(a.field("connection"), Some("close"));
     assert!(matches!(action, Action::Close { .. }));
-    let (a, action) = single(b"GET /hello HTTP/1.1\r\nConnection: upgrade,  te\r\n\r\n");
+    let (a, action) = single(b"GET /hello HTTP/1.1\r\nHost: x\r\nConnection: upgrade,  te\r\n\r\n");
     assert_eq!((a.field("connection"), action), (None, Action::Idle));
     // Requests after a closing one are not answered, and the close lingers for them.
     let (out, action) =
-        one(b"GET /hello HTTP/1.1\r\nConnection: close\r\n\r\nGET /hello HTTP/1.1\r\n\r\n");
+        one(b"GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
     assert_eq!(answers(&out, &[]).len(), 1);
     assert_eq!(action, Action::Close { linger: true });
 }
 
 #[test]
 fn bad_heads() {
-    assert_closes_with(b"GET / HTTP/1.1\r\nbad header\r\n\r\n", 400);
-    assert_closes_with(b"GET / HTTP/1.1\r\nX: a\rb\r\n\r\n", 400);
+    assert_closes_with(b"GET / HTTP/1.1\r\nHost: x\r\nbad header\r\n\r\n", 400);
+    assert_closes_with(b"GET / HTTP/1.1\r\nHost: x\r\nX: a\rb\r\n\r\n", 400);
     assert_closes_with(b"GARBAGE\r\n\r\n", 400);
     assert_closes_with(b"GET / FOO/1.1\r\n\r\n", 400);
     assert_closes_with(b"GET / HTTP/1.2\r\n\r\n", 505);
     assert_closes_with(b"GET / HTTP/2.0\r\n\r\n", 505);
     assert_closes_with(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 505);
     assert_closes_with(
-        b"GET / HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n",
         400,
     );
     assert_closes_with(
-        b"GET / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n",
         400,
     );
-    assert_closes_with(b"GET / HTTP/1.1\r\nContent-Length: 5x\r\n\r\n", 400);
-    assert_closes_with(b"GET / HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400);
-    assert_closes_with(b"GET / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", 501);
     assert_closes_with(
-        b"GET / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 5x\r\n\r\n",
+        400,
+    );
+    assert_closes_with(
+        b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
+        400,
+    );
+    assert_closes_with(
+        b"GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n",
         501,
     );
-    assert_closes_with(b"GET / HTTP/1.1\r\nContent-Length: 1048577\r\n\r\n", 413);
     assert_closes_with(
-        b"GET / HTTP/1.1\r\nContent-Length: 99999999999999999999999\r\n\r\n",
+        b"GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+        501,
+    );
+    assert_closes_with(
+        b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 1048577\r\n\r\n",
+        413,
+    );
+    assert_closes_with(
+        b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999999\r\n\r\n",
         413,
     );
     // The same length twice is one length.
     let (a, action) =
-        single(b"POST /x HTTP/1.1\r\nContent-Length: 2\r\ncontent-length: 2\r\n\r\nab");
+        single(b"POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\ncontent-length: 2\r\n\r\nab");
     assert_eq!((a.code, action), (404, Action::Idle));
 }
 
 /// A head of exactly `len` bytes (request line through CRLF CRLF).
 fn head_of(len: usize) -> Vec<u8> {
-    let start = b"GET /hello HTTP/1.1\r\nX-Pad: ";
+    let start = b"GET /hello HTTP/1.1\r\nHost: x\r\nX-Pad: ";
     let end = b"\r\n\r\n";
     let mut h = start.to_vec();
     h.resize(len - end.len(), b'a');
@@ -277,8 +296,8 @@ fn head_of(len: usize) -> Vec<u8> {
 fn version_answer_does_not_depend_on_splits() {
     // Found by the fuzzer: the 400/505 choice once looked past what httparse had read.
     for stream in [
-        &b"ET / HTTP/POST /hello HTTP/1.1\r\n\r\n"[..],
-        b"GET / HTTP/2x HTTP/1.1\r\n\r\n",
+        &b"ET / HTTP/POST /hello HTTP/1.1\r\nHost: x\r\n\r\n"[..],
+        b"GET / HTTP/2x HTTP/1.1\r\nHost: x\r\n\r\n",
         b"GET / HTTP/1.5\r\n\r\n",
     ] {
         let whole = one(stream);
@@ -289,6 +308,65 @@ fn version_answer_does_not_depend_on_splits() {
     }
     assert_closes_with(b"GET / HTTP/1.5\r\n\r\n", 505);
     assert_closes_with(b"GET / HTTP/POST\r\n\r\n", 400);
+}
+
+#[test]
+fn host_rule() {
+    // RFC 9112 §3.2: an HTTP/1.1 head needs exactly one valid `host`; HTTP/1.0 may omit it.
+    for bad in [
+        &b"GET /hello HTTP/1.1\r\n\r\n"[..],
+        b"GET http://x/hello HTTP/1.1\r\n\r\n",
+        b"GET /hello HTTP/1.1\r\nHost: x\r\nhost: x\r\n\r\n",
+        b"GET /hello HTTP/1.0\r\nHost: x\r\nHost: y\r\n\r\n",
+        b"GET /hello HTTP/1.1\r\nHost: a b\r\n\r\n",
+        b"GET /hello HTTP/1.1\r\nHost: a/b\r\n\r\n",
+        b"GET /hello HTTP/1.1\r\nHost: user@a\r\n\r\n",
+        b"GET /hello HTTP/1.1\r\nHost: a:b\r\n\r\n",
+    ] {
+        assert_closes_with(bad, 400);
+    }
+    for good in [
+        &b"GET /hello HTTP/1.1\r\nHost: [::1]:8080\r\n\r\n"[..],
+        b"GET /hello HTTP/1.1\r\nhost:127.0.0.1:80 \r\n\r\n",
+        b"GET /hello HTTP/1.1\r\nHost:\r\n\r\n",
+        b"GET /hello HTTP/1.0\r\n\r\n",
+    ] {
+        assert_eq!(
+            single(good).0.code,
+            200,
+            "{:?}",
+            String::from_utf8_lossy(good)
+        );
+    }
+}
+
+#[test]
+fn transfer_codings() {
+    // Chunked, but not the final coding (twice counts): the length is unknowable, 400.
+    for te in [
+        "chunked, gzip",
+        "chunked, chunked",
+        "gzip, chunked, gzip",
+        "chunked,",
+    ] {
+        let req = format!("GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: {te}\r\n\r\n");
+        assert_closes_with(req.as_bytes(), 400);
+    }
+    // Split over two fields, the same.
+    assert_closes_with(
+        b"GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n\r\n",
+        400,
+    );
+    // Codings this server lacks, chunked last or absent: 501.
+    for te in ["gzip", "gzip, chunked", "", "identity"] {
+        let req = format!("GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: {te}\r\n\r\n");
+        assert_closes_with(req.as_bytes(), 501);
+    }
+    // HTTP/1.0 with any transfer coding: faulty framing (RFC 9112 §6.1), 400 and the close.
+    assert_closes_with(
+        b"GET /hello HTTP/1.0\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+        400,
+    );
 }
 
 #[test]
@@ -307,7 +385,7 @@ fn head_limit() {
     assert_eq!(answers(&out, &[])[0].code, 431);
     assert!(matches!(action, Action::Close { .. }));
     // Many small fields (more than the hot path's 64) are fine.
-    let mut many = b"GET /hello HTTP/1.1\r\n".to_vec();
+    let mut many = b"GET /hello HTTP/1.1\r\nHost: x\r\n".to_vec();
     for i in 0..1000 {
         many.extend_from_slice(format!("a{i}:\r\n").as_bytes());
     }
@@ -330,22 +408,23 @@ fn partial_head_is_a_state() {
 #[test]
 fn bodies_are_discarded_across_reads() {
     let (out, action) = feed(&[
-        b"POST /hello HTTP/1.1\r\nContent-Length: 10\r\n\r\n01234",
+        b"POST /hello HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n01234",
         b"567",
-        b"89GET /hello HTTP/1.1\r\n\r\n",
+        b"89GET /hello HTTP/1.1\r\nHost: x\r\n\r\n",
     ]);
     let a = answers(&out, &[]);
     assert_eq!(a.iter().map(|a| a.code).collect::<Vec<_>>(), [405, 200]);
     assert_eq!(action, Action::Idle);
-    let (_, action) = one(b"POST /hello HTTP/1.1\r\nContent-Length: 10\r\n\r\n01234");
+    let (_, action) = one(b"POST /hello HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n01234");
     assert_eq!(action, Action::Body);
 }
 
 #[test]
 fn chunked_bodies() {
-    let stream: &[u8] = b"POST /api/hello HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n\
+    let stream: &[u8] =
+        b"POST /api/hello HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n\
         5;ext=1\r\nhello\r\nA\r\n0123456789\r\n0\r\nTrailer: x\r\n\r\n\
-        GET /hello HTTP/1.1\r\n\r\n";
+        GET /hello HTTP/1.1\r\nHost: x\r\n\r\n";
     let whole = one(stream);
     let a = answers(&whole.0, &[]);
     assert_eq!(a.iter().map(|a| a.code).collect::<Vec<_>>(), [405, 200]);
@@ -354,14 +433,15 @@ fn chunked_bodies() {
     let bytes: Vec<&[u8]> = stream.chunks(1).collect();
     assert_eq!(feed(&bytes), whole);
     // No answer until the body has ended.
-    let (out, action) = one(b"GET /hello HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel");
+    let (out, action) =
+        one(b"GET /hello HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel");
     assert!(out.is_empty());
     assert_eq!(action, Action::Body);
 }
 
 #[test]
 fn bad_chunked_bodies() {
-    let h = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+    let h = "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n";
     for body in [
         "zz\r\n",
         "\r\n",
@@ -381,8 +461,9 @@ fn bad_chunked_bodies() {
 
 #[test]
 fn expect_continue() {
-    let (out, action) =
-        one(b"POST /hello HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n");
+    let (out, action) = one(
+        b"POST /hello HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n",
+    );
     assert!(out.starts_with(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 405"));
     assert_eq!(action, Action::Body);
 }
@@ -398,7 +479,7 @@ fn expire_and_drain() {
     let mut conn = Conn::new(peer());
     out.clear();
     conn.drain();
-    let action = conn.feed(&mut r, b"GET /hello HTTP/1.1\r\n\r\n", &mut out);
+    let action = conn.feed(&mut r, b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\n", &mut out);
     assert_eq!(answers(&out, &[])[0].field("connection"), Some("close"));
     assert!(matches!(action, Action::Close { .. }));
 }
@@ -409,7 +490,7 @@ fn ipv6_peer() {
     for (ip, text) in [("::1", "::1"), ("::ffff:10.1.2.3", "10.1.2.3")] {
         let mut conn = Conn::new(ip.parse().unwrap());
         let mut out = Vec::new();
-        conn.feed(&mut r, b"GET /my/ip HTTP/1.1\r\n\r\n", &mut out);
+        conn.feed(&mut r, b"GET /my/ip HTTP/1.1\r\nHost: x\r\n\r\n", &mut out);
         assert_eq!(answers(&out, &[])[0].body, text.as_bytes());
     }
 }
@@ -477,13 +558,14 @@ fn request() -> impl Strategy<Value = Req> {
             }
             match &body {
                 None => bytes.extend_from_slice(b"\r\n"),
-                Some((b, false)) => {
+                // HTTP/1.0 with a transfer coding is refused (RFC 9112 §6.1): length only.
+                Some((b, chunked)) if !*chunked || http10 => {
                     bytes.extend_from_slice(
                         format!("Content-Length: {}\r\n\r\n", b.len()).as_bytes(),
                     );
                     bytes.extend_from_slice(b);
                 }
-                Some((b, true)) => {
+                Some((b, _)) => {
                     bytes.extend_from_slice(b"Transfer-Encoding: chunked\r\n\r\n");
                     let mut rest = &b[..];
                     let mut sizes = chunking.iter().cycle();

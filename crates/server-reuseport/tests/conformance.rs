@@ -1,8 +1,8 @@
 //! The workspace's shared conformance suite against the real binary, with error answers judged
 //! in full: every group but the event-loop scenarios for the default engine (server-prebuilt's,
 //! which does not serve them) on the default number of worker processes, heavy (10,000
-//! connections) included; and core, connection and bad-input for `--engine hyper` on two
-//! workers. All run at once, so the 61 s idle check is paid once.
+//! connections) included; and core, connection, bad-input and rfc9112 for `--engine hyper` on
+//! two workers. All run at once, so the 61 s idle check is paid once.
 
 use conformance::Group;
 use conformance::suite::Variant;
@@ -16,6 +16,7 @@ fn prebuilt_engine_conforms() {
             Group::Core,
             Group::Connection,
             Group::BadInput,
+            Group::Rfc9112,
             Group::Heavy,
         ],
         &[],
@@ -25,7 +26,12 @@ fn prebuilt_engine_conforms() {
 #[test]
 fn hyper_engine_conforms() {
     V.assert_conforms(
-        &[Group::Core, Group::Connection, Group::BadInput],
+        &[
+            Group::Core,
+            Group::Connection,
+            Group::BadInput,
+            Group::Rfc9112,
+        ],
         &["--engine", "hyper", "--workers", "2"],
     );
 }

@@ -1,5 +1,5 @@
-//! `bench verify [NAME…]`: starts each server, runs the conformance `core` and `connection`
-//! groups against it (its documented exceptions skipped and printed as `EXCEPTION`), and
+//! `bench verify [NAME…]`: starts each server, runs the conformance `core`, `connection` and
+//! `rfc9112` groups against it (its documented exceptions skipped and printed as `EXCEPTION`), and
 //! prints the fairness table: per server and endpoint, the status, head bytes, body bytes and
 //! header fields of one plain `GET`, so that equal work and equal bytes can be seen before
 //! anything is measured. A failed check makes the command fail (one line on stderr).
@@ -69,7 +69,7 @@ pub fn run(env: &Env, names: &[String]) -> anyhow::Result<()> {
         let mut running = servers::start(s, env, 0, None)?;
         if groups(s).is_empty() {
             crate::say!(
-                "{} ({}): judged by neither core nor connection (servers.toml groups: {:?}); fairness row only",
+                "{} ({}): judged by none of core, connection, rfc9112 (servers.toml groups: {:?}); fairness row only",
                 s.name,
                 running.addr,
                 s.groups
@@ -105,7 +105,7 @@ pub fn run(env: &Env, names: &[String]) -> anyhow::Result<()> {
 
 /// The groups verify runs that `server` lists.
 fn groups(server: &Server) -> Vec<Group> {
-    [Group::Core, Group::Connection]
+    [Group::Core, Group::Connection, Group::Rfc9112]
         .into_iter()
         .filter(|g| server.has_group(g.name()))
         .collect()

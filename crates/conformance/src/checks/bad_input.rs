@@ -14,7 +14,7 @@ use contract::body::{HELLO_TEXT, MAX_BODY, MAX_HEAD};
 
 use super::{Check, Ctx, Pace, fast, gap};
 use crate::Group::BadInput;
-use crate::expect::{self, ConnField, Judged};
+use crate::expect::{self, Judged};
 use crate::report::Failure;
 use crate::wire::{After, Conn, Response, WireError};
 
@@ -28,7 +28,11 @@ const SLOWLORIS_LIMIT: Duration = Duration::from_secs(15);
 
 /// Writes `bytes`, ignoring a write error (the server may refuse early and close), then reads
 /// the answer.
-fn send_then_read(c: &Ctx<'_>, conn: &mut Conn, bytes: &[u8]) -> Result<Response, Failure> {
+pub(super) fn send_then_read(
+    c: &Ctx<'_>,
+    conn: &mut Conn,
+    bytes: &[u8],
+) -> Result<Response, Failure> {
     let written = conn.send(bytes);
     match c.read(conn, false) {
         Ok(resp) => Ok(resp),
@@ -50,7 +54,7 @@ fn refused(c: &Ctx<'_>, bytes: &[u8], codes: &[u16]) -> Judged {
     refused_resp(c, &mut conn, &resp, codes)
 }
 
-fn refused_resp(c: &Ctx<'_>, conn: &mut Conn, resp: &Response, codes: &[u16]) -> Judged {
+pub(super) fn refused_resp(c: &Ctx<'_>, conn: &mut Conn, resp: &Response, codes: &[u16]) -> Judged {
     expect::error_answer(resp, codes, false, c.opts.strict_errors)?;
     c.expect_close(conn, resp)
 }
@@ -84,7 +88,7 @@ fn sized_head(c: &Ctx<'_>, total: usize) -> Vec<u8> {
 
 /// A request carrying a body, followed by a pipelined `GET /hello`: either both are answered
 /// (the body was discarded), or, where `may_refuse`, the first answer is 400 and the close.
-fn discarded(c: &Ctx<'_>, first: &[u8], may_refuse: bool) -> Judged {
+pub(super) fn discarded(c: &Ctx<'_>, first: &[u8], may_refuse: bool) -> Judged {
     let mut bytes = first.to_vec();
     bytes.extend_from_slice(&c.get("/hello"));
     let mut conn = c.connect()?;
@@ -94,7 +98,7 @@ fn discarded(c: &Ctx<'_>, first: &[u8], may_refuse: bool) -> Judged {
     }
     expect::status(&resp, 200, false)
         .and_then(|()| expect::body(&resp, HELLO_TEXT))
-        .and_then(|()| expect::connection(&resp, ConnField::Absent))
+        .and_then(|()| c.keeps_open(&resp))
         .map_err(|f| f.at("the request with a body"))?;
     let next = c
         .read(&mut conn, false)
@@ -105,14 +109,14 @@ fn discarded(c: &Ctx<'_>, first: &[u8], may_refuse: bool) -> Judged {
 }
 
 /// `GET /hello` with `fields` and `body` written after the head.
-fn with_body(c: &Ctx<'_>, fields: &[&str], body: &[u8]) -> Vec<u8> {
+pub(super) fn with_body(c: &Ctx<'_>, fields: &[&str], body: &[u8]) -> Vec<u8> {
     let mut bytes = c.req("GET", "/hello", fields);
     bytes.extend_from_slice(body);
     bytes
 }
 
 /// A chunked encoding of `payload` in one chunk, with the last chunk.
-fn chunked(payload: &[u8]) -> Vec<u8> {
+pub(super) fn chunked(payload: &[u8]) -> Vec<u8> {
     let mut out = format!("{:x}\r\n", payload.len()).into_bytes();
     out.extend_from_slice(payload);
     out.extend_from_slice(b"\r\n0\r\n\r\n");

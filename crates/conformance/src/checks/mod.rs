@@ -1,14 +1,15 @@
 //! The registry of checks and the context they run in.
 //!
-//! Each group has its module (`core`, `connection`, `bad_input`, `scenarios`, `heavy`) holding
-//! a `CHECKS` table of [`Check`] entries; [`checks()`] concatenates them once. A check is a
-//! plain function of a [`Ctx`] (the target, the options, and helpers that turn wire errors into
-//! [`Failure`]s) returning `Ok(())` or the first deviation found.
+//! Each group has its module (`core`, `connection`, `bad_input`, `rfc9112`, `scenarios`,
+//! `heavy`) holding a `CHECKS` table of [`Check`] entries; [`checks()`] concatenates them once.
+//! A check is a plain function of a [`Ctx`] (the target, the options, and helpers that turn
+//! wire errors into [`Failure`]s) returning `Ok(())` or the first deviation found.
 
 mod bad_input;
 mod connection;
 mod core;
 mod heavy;
+mod rfc9112;
 mod scenarios;
 
 use std::net::SocketAddr;
@@ -119,6 +120,7 @@ pub fn checks() -> &'static [Check] {
             core::CHECKS,
             connection::CHECKS,
             bad_input::CHECKS,
+            rfc9112::CHECKS,
             scenarios::CHECKS,
             heavy::CHECKS,
         ]
@@ -204,6 +206,17 @@ impl Ctx<'_> {
             )
             .raw(&bytes)),
         }
+    }
+
+    /// `resp` keeps the connection open: no `connection` field, or `connection: keep-alive`
+    /// where `Options::extra_headers` records the field (Node.js, nginx).
+    pub fn keeps_open(&self, resp: &Response) -> Judged {
+        let recorded = self.opts.extra_headers.iter().any(|x| x == "connection");
+        if recorded && crate::expect::connection(resp, crate::expect::ConnField::KeepAlive).is_ok()
+        {
+            return Ok(());
+        }
+        crate::expect::connection(resp, crate::expect::ConnField::Absent)
     }
 
     /// The server still serves a new connection (`GET /hello` answered 200).

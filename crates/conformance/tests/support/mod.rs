@@ -71,6 +71,12 @@ faults! {
     NoBodyLimit, ChunkedIgnored, NoChunkedLimit, ClWinsOverTe, FirstClWins, ClLenientParse,
     UnknownTeIgnored, TeContainsChunked, AnyHttp1Version, VersionErrorNoClose,
     SlowlorisPerRead, HeadTimerFromResponse, DieOnPartialHead, DieOnReset, DieOnWriteError,
+    // RFC 9112.
+    HostMissingAllowed, HostTwiceAllowed, HostValueUnchecked, HostRequiredOn10,
+    AbsoluteFormHostChecked, SpaceBeforeColonStripped, FoldAsField, BareCrAsLineEnd,
+    HeadEndCrlfOnly, LeadingCrlfRejected, TargetSpaceEncoded, VersionCaseInsensitive,
+    TeNotFinal501, Http10TeKeptAlive, ClRustParse, ClSameValuesIgnored, ChunkSizeWraps,
+    ChunkExtRejected, TrailerRejected, BodyEofIgnored,
     // Scenarios and load.
     AsyncNoWait, ScenarioWrongType, ConnectionCap1000,
 }
@@ -343,11 +349,7 @@ impl Conn {
             _ => MAX_HEAD,
         };
         loop {
-            if let Some(pos) = self.buf[scan_from..]
-                .windows(4)
-                .position(|w| w == b"\r\n\r\n")
-            {
-                let end = scan_from + pos + 4;
+            if let Some(end) = head_end(&self.buf, scan_from, self.fault) {
                 if end > limit {
                     return self.refuse(431).await;
                 }
@@ -422,7 +424,11 @@ impl Conn {
 
     /// Parses, frames, discards the body, answers. Returns whether to keep the connection.
     async fn handle(&mut self, head_len: usize) -> bool {
-        let mut head = self.buf[..head_len].to_vec();
+        if self.fault == Fault::LeadingCrlfRejected && self.buf.starts_with(b"\r\n") {
+            self.refuse(400).await;
+            return false;
+        }
+        let mut head = lenient_head(&self.buf[..head_len], self.fault);
         let line_end = head.windows(2).position(|w| w == b"\r\n");
         if let (Fault::AnyHttp1Version, Some(line_end)) = (self.fault, line_end) {
             // The fault reads HTTP/1.2 as HTTP/1.1.
@@ -449,7 +455,7 @@ impl Conn {
                     self.refuse(400).await;
                     return false;
                 }
-                Err(httparse::Error::Version) => {
+                Err(httparse::Error::Version) if names_a_version(&head) => {
                     self.refuse(505).await;
                     return false;
                 }
@@ -460,6 +466,10 @@ impl Conn {
             }
         };
         self.buf.drain(..head_len);
+        if let Err(status) = check_host(&request, self.fault) {
+            self.refuse(status).await;
+            return false;
+        }
 
         let framing = match self.framing(&request) {
             Ok(f) => f,
@@ -501,8 +511,23 @@ impl Conn {
         if !te.is_empty() && !cl.is_empty() && f != Fault::ClWinsOverTe {
             return Err(400);
         }
+        if !te.is_empty() && r.minor == 0 && f != Fault::Http10TeKeptAlive {
+            // RFC 9112 §6.1: the framing of an HTTP/1.0 message with transfer-encoding is faulty.
+            return Err(400);
+        }
         if !te.is_empty() && cl.is_empty() {
             let joined = te.join(&b","[..]);
+            let tokens: Vec<&[u8]> = joined
+                .split(|&b| b == b',')
+                .map(<[u8]>::trim_ascii)
+                .collect();
+            let chunked_at = tokens
+                .iter()
+                .position(|t| t.eq_ignore_ascii_case(b"chunked"));
+            if chunked_at.is_some_and(|i| i + 1 < tokens.len()) {
+                // RFC 9112 §6.3: chunked, but not the final coding: the length is unknowable.
+                return Err(if f == Fault::TeNotFinal501 { 501 } else { 400 });
+            }
             let exact = joined.trim_ascii().eq_ignore_ascii_case(b"chunked");
             let listed = joined
                 .split(|&b| b == b',')
@@ -523,8 +548,15 @@ impl Conn {
         if cl.is_empty() {
             return Ok(Framing::None);
         }
+        let repeated = cl.len() > 1 && cl.iter().all(|v| v.trim_ascii() == cl[0].trim_ascii());
+        if f == Fault::ClSameValuesIgnored && (repeated || cl[0].contains(&b',')) {
+            return Ok(Framing::None);
+        }
         let parse = |v: &[u8]| -> Option<u64> {
             let v = v.trim_ascii();
+            if f == Fault::ClRustParse {
+                return std::str::from_utf8(v).ok()?.parse().ok();
+            }
             let digits: &[u8] = if f == Fault::ClLenientParse {
                 let n = v.iter().take_while(|b| b.is_ascii_digit()).count();
                 &v[..n]
@@ -566,6 +598,11 @@ impl Conn {
             }
             let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
             match self.read_some(Some(deadline)).await {
+                Ok(0) if self.fault == Fault::BodyEofIgnored => {
+                    // Neither answers nor closes: the connection lingers half-open.
+                    tokio::time::sleep(Duration::from_secs(30)).await;
+                    return false;
+                }
                 Ok(0) | Err(()) => return false,
                 Ok(_) => {}
             }
@@ -577,20 +614,31 @@ impl Conn {
         let mut total: u64 = 0;
         loop {
             let line = self.line().await?;
+            if self.fault == Fault::ChunkExtRejected && line.contains(&b';') {
+                return Err(400);
+            }
             let size_text = line
                 .split(|&b| b == b';')
                 .next()
                 .unwrap_or(&[])
                 .trim_ascii();
-            let size = std::str::from_utf8(size_text)
-                .ok()
-                .and_then(|s| u64::from_str_radix(s, 16).ok())
-                .ok_or(400u16)?;
+            let size = if self.fault == Fault::ChunkSizeWraps {
+                wrapping_hex(size_text).ok_or(400u16)?
+            } else {
+                std::str::from_utf8(size_text)
+                    .ok()
+                    .and_then(|s| u64::from_str_radix(s, 16).ok())
+                    .ok_or(400u16)?
+            };
             if size == 0 {
                 // Trailers until the empty line.
                 loop {
-                    if self.line().await?.is_empty() {
+                    let trailer = self.line().await?;
+                    if trailer.is_empty() {
                         return Ok(());
+                    }
+                    if self.fault == Fault::TrailerRejected {
+                        return Err(400);
                     }
                 }
             }
@@ -807,6 +855,118 @@ impl Conn {
         }
         keep
     }
+}
+
+/// Whether the request line ends in a well-formed `HTTP/d.d` (so a version error is 505, and
+/// any other request line that does not parse is 400).
+fn names_a_version(head: &[u8]) -> bool {
+    let line = head
+        .split(|&b| b == b'\r' || b == b'\n')
+        .find(|l| !l.is_empty());
+    let parts: Vec<&[u8]> = line.unwrap_or(&[]).split(|&b| b == b' ').collect();
+    matches!(parts.as_slice(), [_, _, [b'H', b'T', b'T', b'P', b'/', major, b'.', minor]]
+        if major.is_ascii_digit() && minor.is_ascii_digit())
+}
+
+/// The end of the head that starts `buf`: the first empty line, ended by CRLF or (RFC 9112
+/// §2.2 lets a recipient take it as a line end) a bare LF, searched from `from`.
+fn head_end(buf: &[u8], from: usize, f: Fault) -> Option<usize> {
+    if f == Fault::HeadEndCrlfOnly {
+        return buf[from..]
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .map(|p| from + p + 4);
+    }
+    (from..buf.len()).find_map(|i| match (buf[i], buf.get(i + 1), buf.get(i + 2)) {
+        (b'\n', Some(b'\n'), _) => Some(i + 2),
+        (b'\n', Some(b'\r'), Some(b'\n')) => Some(i + 3),
+        _ => None,
+    })
+}
+
+/// The head as the lenient-parsing faults read it (unchanged for every other fault).
+fn lenient_head(head: &[u8], f: Fault) -> Vec<u8> {
+    let mut out = Vec::with_capacity(head.len() + 8);
+    let mut i = 0;
+    let line_end = head.iter().position(|&b| b == b'\n').unwrap_or(head.len());
+    while i < head.len() {
+        let b = head[i];
+        let at_line_start = i > 0 && head[i - 1] == b'\n';
+        match f {
+            Fault::FoldAsField if at_line_start && (b == b' ' || b == b'\t') => {}
+            Fault::BareCrAsLineEnd if b == b'\r' && head.get(i + 1) != Some(&b'\n') => {
+                out.extend_from_slice(b"\r\n");
+            }
+            Fault::SpaceBeforeColonStripped
+                if i > line_end
+                    && (b == b' ' || b == b'\t')
+                    && head[i..].iter().find(|&&c| c != b' ' && c != b'\t') == Some(&b':') =>
+            {
+                // Drops whitespace before a colon, wherever it is on a field line.
+            }
+            _ => out.push(b),
+        }
+        i += 1;
+    }
+    let first = out.iter().position(|&b| b == b'\r').unwrap_or(out.len());
+    match f {
+        Fault::TargetSpaceEncoded => {
+            let line = String::from_utf8_lossy(&out[..first]).into_owned();
+            let parts: Vec<&str> = line.split(' ').collect();
+            if parts.len() > 3 {
+                let target = parts[1..parts.len() - 1].join("%20");
+                let fixed = format!("{} {target} {}", parts[0], parts[parts.len() - 1]);
+                out.splice(..first, fixed.into_bytes());
+            }
+        }
+        Fault::VersionCaseInsensitive => {
+            if let Some(p) = out[..first].windows(6).position(|w| w == b" http/") {
+                out[p + 1..p + 5].copy_from_slice(b"HTTP");
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// RFC 9112 §3.2: exactly one `host` field with a valid value, but for HTTP/1.0 without one;
+/// and §3.2.2's absolute-form for the fault that checks the Host against it.
+fn check_host(r: &Request, f: Fault) -> Result<(), u16> {
+    let hosts: Vec<&[u8]> = r.values("host").collect();
+    match hosts.as_slice() {
+        [] if r.minor == 1 && f != Fault::HostMissingAllowed => Err(400),
+        [] if f == Fault::HostRequiredOn10 => Err(400),
+        [] => Ok(()),
+        [one] => {
+            let valid = one
+                .iter()
+                .all(|&b| b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:%[]".contains(&b));
+            if !valid && f != Fault::HostValueUnchecked {
+                return Err(400);
+            }
+            let authority = r
+                .target
+                .strip_prefix("http://")
+                .map(|rest| rest.split('/').next().unwrap_or(""));
+            match authority {
+                Some(a) if f == Fault::AbsoluteFormHostChecked && a.as_bytes() != *one => Err(400),
+                _ => Ok(()),
+            }
+        }
+        _ if f == Fault::HostTwiceAllowed => Ok(()),
+        _ => Err(400),
+    }
+}
+
+/// A chunk size read into a `u64` that wraps past 2^64 (the overflow the RFC warns of).
+fn wrapping_hex(text: &[u8]) -> Option<u64> {
+    if text.is_empty() {
+        return None;
+    }
+    text.iter().try_fold(0u64, |n, &b| {
+        let d = (b as char).to_digit(16)?;
+        Some(n.wrapping_mul(16).wrapping_add(u64::from(d)))
+    })
 }
 
 fn reason(status: u16) -> &'static str {
