@@ -5,8 +5,8 @@
 //! ([`Action`]). An incomplete head is a state, kept in a small carry buffer until the rest
 //! arrives; so is a body being read and discarded, by `content-length` or chunked.
 //!
-//! Layout: [`Conn::feed`] loops over the `State`s; `head*` parse a request head with httparse
-//! (a 64-field array first, a cold retry with room for any head of [`MAX_HEAD`] bytes);
+//! Layout: [`Conn::feed`] loops over the `State`s; `head*` parse a request head ([`head::parse`]'s
+//! fast path for a plain, complete head, else httparse: a 64-field array first, a cold retry with room for any head of [`MAX_HEAD`] bytes);
 //! `request` checks the framing fields and the Host rule (RFC 9112 §3.2) and picks the answer; `chunked` decodes a chunked body
 //! with `httparse::parse_chunk_size`. Every error answer goes through the cold `fail`.
 
@@ -21,6 +21,7 @@ use contract::query;
 use contract::response::{Connection, Status};
 use contract::route::{self, Endpoint, Route};
 
+use crate::head;
 use crate::responses::{Fixed, Responder};
 
 /// What a connection waits for after [`Conn::feed`] (and what the socket loop does next).
@@ -357,6 +358,10 @@ impl Conn {
         out: &mut Vec<u8>,
     ) -> Parsed {
         let mut fields = [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; N];
+        if let Some((n, req)) = head::parse(buf, &mut fields) {
+            self.request(r, &req, out);
+            return Parsed::Complete(n);
+        }
         let mut req = httparse::Request::new(&mut []);
         match req.parse_with_uninit_headers(buf, &mut fields) {
             Ok(httparse::Status::Complete(n)) => {
