@@ -45,62 +45,88 @@ pub fn acceptable<'a>(values: impl IntoIterator<Item = &'a [u8]>, http11: bool) 
 /// Whether `value` is `uri-host [ ":" port ]`. An empty value is a valid (empty) reg-name.
 pub fn valid(value: &[u8]) -> bool {
     let v = value.trim_ascii();
-    let (host, port) = match v {
-        [b'[', inner @ ..] => match inner.iter().position(|&b| b == b']') {
-            Some(end) => {
-                let literal = &inner[..end];
-                let ok = !literal.is_empty()
-                    && literal
-                        .iter()
-                        .all(|&b| unreserved(b) || sub_delim(b) || b == b':');
-                if !ok {
-                    return false;
-                }
-                (&[][..], &inner[end + 1..])
-            }
-            None => return false,
-        },
-        _ => match v.iter().position(|&b| b == b':') {
-            Some(i) => (&v[..i], &v[i..]),
-            None => (v, &[][..]),
-        },
-    };
-    let port_ok = match port {
-        [] => true,
-        [b':', digits @ ..] => digits.iter().all(u8::is_ascii_digit),
-        _ => false,
-    };
-    port_ok && reg_name(host)
-}
-
-fn reg_name(host: &[u8]) -> bool {
+    if let [b'[', inner @ ..] = v {
+        return ip_literal(inner);
+    }
+    // One pass over a reg-name (a byte table: this runs on every request), then the port.
     let mut i = 0;
-    while i < host.len() {
-        match host[i] {
-            b'%' => {
-                let hex = |j: usize| host.get(j).is_some_and(u8::is_ascii_hexdigit);
+    while i < v.len() {
+        match HOST[v[i] as usize] {
+            REG => i += 1,
+            PCT => {
+                let hex = |j: usize| v.get(j).is_some_and(u8::is_ascii_hexdigit);
                 if !(hex(i + 1) && hex(i + 2)) {
                     return false;
                 }
                 i += 3;
             }
-            b if unreserved(b) || sub_delim(b) => i += 1,
+            COLON => return v[i + 1..].iter().all(u8::is_ascii_digit),
             _ => return false,
         }
     }
     true
 }
 
-fn unreserved(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
+/// After the `[`: an IP-literal's characters up to `]`, then an optional `:port`.
+#[cold]
+fn ip_literal(inner: &[u8]) -> bool {
+    let Some(end) = inner.iter().position(|&b| b == b']') else {
+        return false;
+    };
+    let literal = &inner[..end];
+    let ok = !literal.is_empty()
+        && literal
+            .iter()
+            .all(|&b| HOST[b as usize] == REG || b == b':');
+    ok && match &inner[end + 1..] {
+        [] => true,
+        [b':', digits @ ..] => digits.iter().all(u8::is_ascii_digit),
+        _ => false,
+    }
 }
 
-fn sub_delim(b: u8) -> bool {
-    matches!(
-        b,
-        b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'='
-    )
-}
+/// Byte classes of a `host` value: not allowed, a reg-name character (RFC 3986 unreserved or
+/// sub-delims), `%`, `:`.
+const NO: u8 = 0;
+const REG: u8 = 1;
+const PCT: u8 = 2;
+const COLON: u8 = 3;
+
+static HOST: [u8; 256] = {
+    let mut t = [NO; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        t[i] = if b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'-' | b'.'
+                    | b'_'
+                    | b'~'
+                    | b'!'
+                    | b'$'
+                    | b'&'
+                    | b'\''
+                    | b'('
+                    | b')'
+                    | b'*'
+                    | b'+'
+                    | b','
+                    | b';'
+                    | b'='
+            ) {
+            REG
+        } else if b == b'%' {
+            PCT
+        } else if b == b':' {
+            COLON
+        } else {
+            NO
+        };
+        i += 1;
+    }
+    t
+};
 
 #[cfg(test)]
 mod tests {
