@@ -288,21 +288,37 @@ fn texts(svg: &str) -> Vec<String> {
 fn svg_is_well_formed_and_names_every_server() {
     for name in ["results-e1.json", "results-e3.json", "results-e4.json"] {
         let r = load(name);
-        let svg = svg_string(&r).unwrap();
+        let svg = svg_string(&r);
         well_formed(&svg).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(svg.contains("<svg"), "{name}");
         let texts = texts(&svg);
         for s in &r.servers {
             assert!(
                 texts.iter().any(|t| t == &s.name),
-                "{name}: no legend entry for {} in {texts:?}",
+                "{name}: no row label for {} in {texts:?}",
                 s.name
             );
         }
-        assert!(texts.iter().any(|t| t == "requests/s"), "{name}");
-        assert!(texts.iter().any(|t| t == "p99 latency (ms)"), "{name}");
-        // A bar per valid measured step in the requests/s panel, and per one with a p99 in
-        // the other (the background and legend add more rectangles).
+        // The four charts, each with its unit on the axis; E4's remote target has no CPU
+        // or RSS figures, so no chart of them.
+        let sampled = name != "results-e4.json";
+        for (axis, want) in [
+            ("requests/s (more is better)", true),
+            ("µs of server CPU per request (less is better)", sampled),
+            (
+                "MB, peak RSS of the server&#39;s process tree (less is better)",
+                sampled,
+            ),
+            ("latency, log scale (less is better)", true),
+        ] {
+            assert_eq!(
+                texts.iter().any(|t| t == axis),
+                want,
+                "{name}: axis {axis:?}"
+            );
+        }
+        // A bar per valid measured step in the requests/s charts, and one per step with a
+        // CPU figure in the CPU charts.
         let measured: Vec<_> = r
             .servers
             .iter()
@@ -313,9 +329,15 @@ fn svg_is_well_formed_and_names_every_server() {
         let bars = measured.len()
             + measured
                 .iter()
-                .filter(|m| m.latency_us.p99.is_some())
-                .count();
-        assert!(svg.matches("<rect").count() >= bars, "{name}");
+                .filter(|m| m.cpu_us_per_request.is_some())
+                .count()
+            + measured.iter().filter(|m| m.rss_kb.is_some()).count();
+        assert_eq!(svg.matches("class=\"bar\"").count(), bars, "{name}");
+        // Latency on a log axis: decade ticks in µs, ms or s.
+        assert!(texts.iter().any(|t| t == "10 ms"), "{name}: {texts:?}");
+        // The invalid step is marked, not drawn as a bar.
+        let invalid = r.servers.iter().flat_map(|s| &s.steps).any(|s| !s.valid);
+        assert_eq!(texts.iter().any(|t| t == "✕ invalid"), invalid, "{name}");
     }
 }
 
@@ -331,7 +353,7 @@ fn write_beside_writes_md_and_svg() {
     assert_eq!(svg, dir.join("e3-20261129T224000Z.svg"));
     let r = load("results-e3.json");
     assert_eq!(fs::read_to_string(&md).unwrap(), markdown(&r));
-    assert_eq!(fs::read_to_string(&svg).unwrap(), svg_string(&r).unwrap());
+    assert_eq!(fs::read_to_string(&svg).unwrap(), svg_string(&r));
     // A file that is not results is an error, not a panic.
     fs::write(&json, "{\"schema\": \"other/1\"}").unwrap();
     let e = write_beside(&json).unwrap_err();
