@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the peers need (peers/README.md): their runtimes from Debian (golang-go, nginx
-# with libnginx-mod-http-lua, the load tools wrk and ab), their packages from the language
+# with libnginx-mod-http-lua, the load tools wrk and ab; and chromium, the browser that
+# crates/bench/tests/browser.rs opens the HTML report in), their packages from the language
 # registries (npm ci in peers/node from the committed package-lock.json; the pinned
 # peers/python/requirements.txt into the venv peers/python/.venv, and Blazeio 2.2.2.5 from its
 # sdist, fixed so that it builds), and builds the compiled peers into peers/bin (gitignored):
@@ -39,6 +40,7 @@ have wrk || want_apt wrk
 have ab || want_apt apache2-utils
 have cc || want_apt gcc
 have setpriv || want_apt util-linux
+have chromium || want_apt chromium
 if have python3 && ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
     want_apt python3-venv
 fi
@@ -198,6 +200,13 @@ for tool in wrk ab; do
         report "$tool (load tool)" "could NOT install" "${APT_FAILED:-$tool not on PATH}"
     fi
 done
+
+# ---- the browser of the HTML report's test --------------------------------------------------
+if have chromium; then
+    report "chromium (bench's HTML report test)" "$(apt_state chromium true)" "$(chromium --version 2>/dev/null | head -n 1)"
+else
+    report "chromium (bench's HTML report test)" "could NOT install" "${APT_FAILED:-chromium not on PATH}"
+fi
 
 echo "install-peers: what the peers need"
 for line in "${SUMMARY[@]}"; do echo "  $line"; done

@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use bench::report::{markdown, svg_string, write_beside};
+use bench::report::{Doc, html, markdown, svg_string, write_beside};
 use bench::results::Results;
 
 fn data(name: &str) -> PathBuf {
@@ -404,4 +404,63 @@ fn e2_and_e5_shapes() {
         ]
     );
     assert_eq!(cell(&t, "node-http", "errors c10000"), "256 (read 256)");
+}
+
+#[test]
+fn html_page_is_self_contained_grouped_and_marked() {
+    let mut e3 = load("results-e3.json");
+    // One step the load generator capped, as the built-in tool notes it.
+    let busy = "loadgen was busy: a worker thread used 97 % of a CPU, so it may have set the pace";
+    let st = &mut e3.servers[0].steps[0];
+    st.repeats[0].notes.push(busy.into());
+    st.finish();
+    let mut older = load("results-e3.json");
+    older.started_utc = "2026-11-28T10:00:00Z".into();
+    let docs: Vec<Doc> = [older, load("results-e4.json"), e3, load("results-e1.json")]
+        .into_iter()
+        .map(|results| Doc {
+            results,
+            href: None,
+        })
+        .collect();
+    let page = html(&docs);
+    // No request can leave the page: nothing refers outside, and the policy forbids it.
+    for bad in [
+        "src=\"http",
+        "href=\"http",
+        "url(",
+        "@import",
+        "<link",
+        "<img",
+    ] {
+        assert!(!page.contains(bad), "the page has {bad:?}");
+    }
+    assert!(page.contains("content=\"default-src 'none'; "), "no CSP");
+    // Grouped by experiment in order, each group's runs newest first.
+    let at = |s: &str| page.find(s).unwrap_or_else(|| panic!("no {s:?}"));
+    assert!(at("<section class=\"experiment\" id=\"e1\"") < at("id=\"e3\""));
+    assert!(at("id=\"e3\"") < at("id=\"e4\""));
+    assert!(at("id=\"e3-20261129T224000Z\"") < at("id=\"e3-20261128T100000Z\""));
+    // The article's question and figures beside ours: Blazeio's 33,294 at c100.
+    assert!(page.contains("Does one prebuilt buffer per request (Blazeio) beat tuned node:http"));
+    assert!(
+        page.contains("<td class=\"num\">33,294</td>"),
+        "no article figure"
+    );
+    // Charts: four per endpoint of E3 (2) and E1 (2), and E4's two (its remote target has
+    // no CPU or RSS) in one group, each run.
+    assert_eq!(page.matches("<svg class=\"chart\"").count(), 8 + 8 + 8 + 2);
+    // The tables, sortable, with separators; the tool-bound step's requests/s marked once,
+    // the invalid step marked with its reason.
+    assert!(page.contains("<table class=\"sortable\">"));
+    assert!(page.contains("<td class=\"num bound\" title=\"the load generator was ≥ 90 % busy: it may have set the pace\">81,103 †</td>"), "no tool-bound mark");
+    assert_eq!(
+        page.matches("81,103 †").count(),
+        2,
+        "the table cell and the bar's label"
+    );
+    assert!(page.contains("<td class=\"num invalid\" title=\"the server stopped answering during the run (exit status 137: killed by the OOM killer)\">invalid</td>"));
+    // Fairness: bytes per response and the extra fields.
+    assert!(page.contains("<h4>Fairness: the bytes each server sends</h4>"));
+    assert!(page.contains("server (11 B)"), "no extra header field");
 }
