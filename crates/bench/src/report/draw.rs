@@ -421,12 +421,11 @@ pub(crate) fn us_label(us: f64) -> String {
         } else {
             format!("{x:.2}")
         };
-        let s = if s.contains('.') {
+        if s.contains('.') {
             s.trim_end_matches('0').trim_end_matches('.').to_string()
         } else {
             s
-        };
-        s
+        }
     };
     if us < 1000.0 {
         format!("{} µs", trim(us))

@@ -312,7 +312,7 @@ fn reported(out: &mut String, r: &Results, e: &experiment::Experiment) {
         };
         let _ = writeln!(
             out,
-            r#"<tr><td>{}</td><td>{}</td><td><code>{}</code> {}</td><td class="num">{}</td><td class="num {peer_class}">{}</td><td>{}</td></tr>"#,
+            r#"<tr><td>{}</td><td>{}</td><td><code>{}</code> {}</td><td class="num">{}</td><td class="num {peer_class}">{}</td><td class="wrap">{}</td></tr>"#,
             escape(f.system),
             escape(f.measure.unit()),
             escape(f.endpoint),

@@ -5,8 +5,10 @@
 //! `- ` lists, tables (`|`-rows, a rule whose `---:` marks a figure column, `\|` inside a
 //! cell), inline code in backticks, and paragraphs. The header list (`- Date: …`) becomes a
 //! definition list ([`Doc::header`]); every table becomes sortable, its rows put in pair
-//! order (each Rust variant, then its peers; a rule between pairs) and each cell of a step
-//! that was invalid or tool-bound marked (the `†` is added only where the markdown has none).
+//! order (each Rust variant, then its peers; a rule between pairs), figures of four digits
+//! and more get thousands separators, an invalid step's cells are marked with the reason as
+//! their title, and a tool-bound step gets its `†` on its requests/s (or, in a table of rows
+//! per step, on the step's name), only where the markdown has none.
 
 use std::fmt::Write as _;
 
