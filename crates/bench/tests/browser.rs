@@ -441,6 +441,8 @@ fn the_page_renders_offline_and_sorts() {
         json!("ascending")
     );
 
+    // The top of the page: the key, the first experiment's figures and charts.
+    b.eval(&s, "window.scrollTo(0, 0)");
     let shot = b.call(
         Some(&s),
         "Page.captureScreenshot",
