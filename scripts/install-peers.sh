@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the peers need (peers/README.md): their runtimes from Debian (golang-go, nginx
-# with libnginx-mod-http-lua, the load tools wrk and ab, valgrind for `bench instructions`), their packages from the language
+# with libnginx-mod-http-lua, the load tools wrk and ab, valgrind for `bench instructions`; and
+# chromium, the browser that crates/bench/tests/browser.rs opens the HTML report in), their packages from the language
 # registries (npm ci in peers/node from the committed package-lock.json; the pinned
 # peers/python/requirements.txt into the venv peers/python/.venv, and Blazeio 2.2.2.5 from its
 # sdist, fixed so that it builds), and builds the compiled peers into peers/bin (gitignored):
@@ -40,6 +41,7 @@ have ab || want_apt apache2-utils
 have valgrind || want_apt valgrind
 have cc || want_apt gcc
 have setpriv || want_apt util-linux
+have chromium || want_apt chromium
 if have python3 && ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
     want_apt python3-venv
 fi
@@ -205,6 +207,13 @@ if have valgrind; then
     report "valgrind (bench instructions)" "$(apt_state valgrind true)" "$(valgrind --version)"
 else
     report "valgrind (bench instructions)" "could NOT install" "${APT_FAILED:-valgrind not on PATH}"
+fi
+
+# ---- the browser of the HTML report's test --------------------------------------------------
+if have chromium; then
+    report "chromium (bench's HTML report test)" "$(apt_state chromium true)" "$(chromium --version 2>/dev/null | head -n 1)"
+else
+    report "chromium (bench's HTML report test)" "could NOT install" "${APT_FAILED:-chromium not on PATH}"
 fi
 
 echo "install-peers: what the peers need"

@@ -26,7 +26,7 @@ pub enum Cmd {
     Verify(VerifyArgs),
     /// Run an experiment (e1…e5) against its servers and write results/EXPERIMENT-TIMESTAMP.json
     Run(RunArgs),
-    /// Markdown tables and an SVG chart from results files
+    /// Markdown tables and SVG charts beside results files, or (--html) one page of them all
     Report(ReportArgs),
     /// Instructions per request of each server under callgrind (noise-free), per endpoint and
     /// mode; or check / write the committed baseline of server-prebuilt
@@ -161,6 +161,10 @@ pub struct ReportArgs {
     /// Results files (results/EXPERIMENT-TIMESTAMP.json); each gets a .md and an .svg beside it
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<PathBuf>,
+    /// Write one self-contained HTML page of every FILE here instead (grouped by experiment,
+    /// newest first; nothing is written beside the files)
+    #[arg(long, value_name = "OUT.html")]
+    pub html: Option<PathBuf>,
 }
 
 /// `bench tools`.

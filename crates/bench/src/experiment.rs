@@ -10,6 +10,10 @@
 //! article reports is measured at that level and the RSS after the last plateau is the
 //! "after" figure. `--quick` shortens every timed step to 2 s and divides request counts by
 //! 10 (E5: by 25), for tests and smoke runs.
+//!
+//! Each experiment also carries its article's question and the figures the article reported
+//! ([`Reported`], quoted from EXPERIMENTS.md), each naming the peer, endpoint and step where
+//! our figure for the same system is read, so a report can show them side by side.
 
 use std::time::Duration;
 
@@ -35,7 +39,298 @@ pub struct Experiment {
     pub scenarios_only: bool,
     /// The endpoints, each with its extra request headers.
     pub endpoints: &'static [(&'static str, &'static [(&'static str, &'static str)])],
+    /// The article's question, in one line.
+    pub question: &'static str,
+    /// The figures the article reported, each beside where ours is read.
+    pub reported: &'static [Reported],
+    /// What the article reported beyond those figures, or how they differ from ours in kind
+    /// (one line; empty when nothing).
+    pub reported_note: &'static str,
 }
+
+/// One figure an experiment's article reported, and where our figure for the same system is
+/// read: the peer `server`'s median at `(endpoint, step)`; a report shows the peer's Rust
+/// analogues (its servers.toml `analogue`) beside it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reported {
+    /// The system, as the article names it.
+    pub system: &'static str,
+    /// Our servers.toml entry for it (a peer).
+    pub server: &'static str,
+    /// The endpoint our figure is read at.
+    pub endpoint: &'static str,
+    /// The step our figure is read at.
+    pub step: &'static str,
+    /// What the figure measures.
+    pub measure: Measure,
+    /// The figure as the article quotes it (`1,240`, `≈ 9,000`, `< 0.5 %`), without its unit.
+    pub figure: &'static str,
+}
+
+/// What a [`Reported`] figure measures (its unit is [`Measure::unit`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// Requests per second.
+    RequestsPerS,
+    /// Mean latency, ms (ab's "time per request" across all concurrent requests is this too).
+    MeanMs,
+    /// Median latency, ms.
+    P50Ms,
+    /// 95th percentile latency, ms.
+    P95Ms,
+    /// 99th percentile latency, ms.
+    P99Ms,
+    /// Response bytes per second, KB/s.
+    KbPerS,
+    /// RSS before the first step of the endpoint and after this one, MB.
+    RssBeforeAfterMb,
+    /// Failed requests over all requests, percent.
+    ErrorRate,
+    /// Socket errors by kind (connect, read, write, timeout).
+    SocketErrors,
+}
+
+impl Measure {
+    /// The unit or kind, for a table's column (`requests/s`, `ms, p99`).
+    pub fn unit(self) -> &'static str {
+        match self {
+            Measure::RequestsPerS => "requests/s",
+            Measure::MeanMs => "ms, mean",
+            Measure::P50Ms => "ms, p50",
+            Measure::P95Ms => "ms, p95",
+            Measure::P99Ms => "ms, p99",
+            Measure::KbPerS => "KB/s",
+            Measure::RssBeforeAfterMb => "MB RSS, before → after",
+            Measure::ErrorRate => "errors",
+            Measure::SocketErrors => "socket errors",
+        }
+    }
+}
+
+/// A [`Reported`] figure in one line (for the tables of [`ALL`]).
+const fn fig(
+    system: &'static str,
+    server: &'static str,
+    endpoint: &'static str,
+    step: &'static str,
+    measure: Measure,
+    figure: &'static str,
+) -> Reported {
+    Reported {
+        system,
+        server,
+        endpoint,
+        step,
+        measure,
+        figure,
+    }
+}
+
+use Measure::*;
+
+const E1_HELLO: &str = "/api/hello";
+const E1_REPORTED: &[Reported] = &[
+    fig(
+        "Express",
+        "express",
+        E1_HELLO,
+        "c100",
+        RequestsPerS,
+        "1,240",
+    ),
+    fig(
+        "Express",
+        "express",
+        E1_HELLO,
+        "c500",
+        RequestsPerS,
+        "1,860",
+    ),
+    fig(
+        "Express",
+        "express",
+        E1_HELLO,
+        "c1000",
+        RequestsPerS,
+        "2,010",
+    ),
+    fig("Koa", "koa", E1_HELLO, "c100", RequestsPerS, "1,380"),
+    fig("Koa", "koa", E1_HELLO, "c500", RequestsPerS, "2,100"),
+    fig("Koa", "koa", E1_HELLO, "c1000", RequestsPerS, "2,250"),
+    fig(
+        "Fastify",
+        "fastify",
+        E1_HELLO,
+        "c100",
+        RequestsPerS,
+        "2,200",
+    ),
+    fig(
+        "Fastify",
+        "fastify",
+        E1_HELLO,
+        "c500",
+        RequestsPerS,
+        "3,650",
+    ),
+    fig(
+        "Fastify",
+        "fastify",
+        E1_HELLO,
+        "c1000",
+        RequestsPerS,
+        "4,120",
+    ),
+    fig("Fastify", "fastify", E1_HELLO, "c1000", P50Ms, "9.8"),
+    fig("Fastify", "fastify", E1_HELLO, "c1000", P95Ms, "23.7"),
+    fig("Fastify", "fastify", E1_HELLO, "c1000", P99Ms, "45.2"),
+    fig("Express", "express", E1_HELLO, "c1000", P50Ms, "18.2"),
+    fig("Express", "express", E1_HELLO, "c1000", P95Ms, "42.3"),
+    fig("Express", "express", E1_HELLO, "c1000", P99Ms, "78.6"),
+    fig(
+        "Express",
+        "express",
+        E1_HELLO,
+        "c1000",
+        RssBeforeAfterMb,
+        "68 → 132",
+    ),
+    fig(
+        "Fastify",
+        "fastify",
+        E1_HELLO,
+        "c1000",
+        RssBeforeAfterMb,
+        "62 → 75",
+    ),
+    fig("Express", "express", E1_HELLO, "c1000", ErrorRate, "2.3 %"),
+    fig(
+        "Fastify", "fastify", E1_HELLO, "c1000", ErrorRate, "< 0.5 %",
+    ),
+];
+
+const E2_ECHO: &str = "/api?name=John&lastname=Doe";
+const E2_REPORTED: &[Reported] = &[
+    fig(
+        "node:http",
+        "node-http",
+        E2_ECHO,
+        "c100",
+        RequestsPerS,
+        "≈ 10,900",
+    ),
+    fig("node:http", "node-http", E2_ECHO, "c100", MeanMs, "9.2"),
+    fig("node:http", "node-http", E2_ECHO, "c100", KbPerS, "988"),
+    fig(
+        "Express",
+        "express",
+        E2_ECHO,
+        "c100",
+        RequestsPerS,
+        "5,000–5,250",
+    ),
+];
+
+const E3_REPORTED: &[Reported] = &[
+    fig("Blazeio", "blazeio", "/", "c100", RequestsPerS, "33,294"),
+    fig("Blazeio", "blazeio", "/", "c1000", RequestsPerS, "34,800"),
+    fig("Blazeio", "blazeio", "/", "c10000", RequestsPerS, "27,061"),
+    fig(
+        "node:http",
+        "node-http",
+        "/",
+        "c100",
+        RequestsPerS,
+        "12,883",
+    ),
+    fig(
+        "node:http",
+        "node-http",
+        "/",
+        "c1000",
+        RequestsPerS,
+        "13,199",
+    ),
+    fig(
+        "node:http",
+        "node-http",
+        "/",
+        "c10000",
+        RequestsPerS,
+        "9,381",
+    ),
+    fig("Blazeio", "blazeio", "/", "c1000", MeanMs, "4.8"),
+    fig("node:http", "node-http", "/", "c1000", MeanMs, "388"),
+    fig("Blazeio", "blazeio", "/", "c10000", SocketErrors, "0"),
+    fig(
+        "node:http",
+        "node-http",
+        "/",
+        "c10000",
+        SocketErrors,
+        "read 256",
+    ),
+];
+
+const E4_REPORTED: &[Reported] = &[fig(
+    "node:http",
+    "node-http",
+    "/api/async",
+    "async",
+    RequestsPerS,
+    "≈ 9,000",
+)];
+
+const E5_REPORTED: &[Reported] = &[
+    fig(
+        "Node.js, 1 process",
+        "node-http",
+        "/hello",
+        "c100",
+        RequestsPerS,
+        "4,042",
+    ),
+    fig(
+        "Node.js cluster of 24",
+        "node-cluster",
+        "/hello",
+        "c100",
+        RequestsPerS,
+        "5,816",
+    ),
+    fig(
+        "Tornado",
+        "tornado",
+        "/hello",
+        "c100",
+        RequestsPerS,
+        "1,283",
+    ),
+    fig(
+        "Go net/http",
+        "go-http",
+        "/hello",
+        "c100",
+        RequestsPerS,
+        "77,451",
+    ),
+    fig(
+        "OpenResty, 1 worker",
+        "nginx-lua-1",
+        "/hello",
+        "c100",
+        RequestsPerS,
+        "25,001",
+    ),
+    fig(
+        "OpenResty, 24 workers",
+        "nginx-lua-n",
+        "/hello",
+        "c100",
+        RequestsPerS,
+        "70,333",
+    ),
+];
 
 /// One step of an experiment against one server.
 #[derive(Clone, Debug, PartialEq)]
@@ -83,6 +378,9 @@ pub const ALL: [Experiment; 5] = [
         repeat: 3,
         scenarios_only: false,
         endpoints: &[("/api/hello", NO_HEADERS), ("/api/private", BEARER)],
+        question: "Which Node.js framework keeps up under a ramp to 1,000 connections: Express, Koa or Fastify?",
+        reported: E1_REPORTED,
+        reported_note: "The article's latency, RSS and error rate are over its whole k6 ramp (RSS: before and after 300 s); ours are at the 1,000-connection plateau, RSS from before the first plateau to after the last. It also timed 100,000 route matches (Express 187 ms, Koa 172, Fastify 89) and token checks (124, 118, 92 ms): `cargo bench -p bench --bench e1`.",
     },
     Experiment {
         id: "e2",
@@ -92,6 +390,9 @@ pub const ALL: [Experiment; 5] = [
         repeat: 3,
         scenarios_only: false,
         endpoints: &[("/api?name=John&lastname=Doe", NO_HEADERS)],
+        question: "What does Express cost over bare node:http when both send the same bytes?",
+        reported: E2_REPORTED,
+        reported_note: "ab over three runs; on a Raspberry Pi the article saw the gap shrink to 25 %.",
     },
     Experiment {
         id: "e3",
@@ -101,6 +402,9 @@ pub const ALL: [Experiment; 5] = [
         repeat: 1,
         scenarios_only: false,
         endpoints: &[("/", NO_HEADERS), ("/my/ip", NO_HEADERS)],
+        question: "Does one prebuilt buffer per request (Blazeio) beat tuned node:http at 100, 1,000 and 10,000 connections?",
+        reported: E3_REPORTED,
+        reported_note: "wrk -t1 on one machine; Blazeio sends no Date header (our contract keeps it).",
     },
     Experiment {
         id: "e4",
@@ -116,6 +420,9 @@ pub const ALL: [Experiment; 5] = [
             ("/api/nexttick", NO_HEADERS),
             ("/api/timer", NO_HEADERS),
         ],
+        question: "What does blocking the event loop (a CPU loop, a nextTick pile-up, many timers) do to a server's throughput and errors?",
+        reported: E4_REPORTED,
+        reported_note: "Qualitative beyond async: sync blocking drops QPS by about 85 % with timeouts; the nextTick pile-up is worst (CPU saturated, most errors); timers cost some throughput without stalling.",
     },
     Experiment {
         id: "e5",
@@ -125,6 +432,9 @@ pub const ALL: [Experiment; 5] = [
         repeat: 1,
         scenarios_only: false,
         endpoints: &[("/hello", NO_HEADERS)],
+        question: "How do Node.js (one process and a cluster), Go, Tornado and OpenResty compare on hello-world?",
+        reported: E5_REPORTED,
+        reported_note: "At 100 connections, client and server on two 24-core Xeon E5-2430 machines; ours has one server CPU, so the cluster and N-worker forms get one worker.",
     },
 ];
 
@@ -283,6 +593,30 @@ mod tests {
                 assert!(s.duration.is_some() != s.requests.is_some(), "{s:?}");
             }
             assert!(e.estimate(true) < Duration::from_secs(30), "{}", e.id);
+        }
+    }
+
+    #[test]
+    fn every_reported_figure_names_a_step_of_its_experiment() {
+        let manifest = manifest::Manifest::load_default().unwrap();
+        for e in &ALL {
+            assert!(!e.question.is_empty() && !e.reported.is_empty(), "{}", e.id);
+            let steps = e.steps(false);
+            for f in e.reported {
+                let peer = manifest.get(f.server);
+                assert!(
+                    peer.is_some_and(|p| p.is_peer()),
+                    "{}: {f:?}: no such peer",
+                    e.id
+                );
+                assert!(
+                    steps
+                        .iter()
+                        .any(|s| s.endpoint == f.endpoint && s.id == f.step),
+                    "{}: {f:?} names no step of the experiment",
+                    e.id
+                );
+            }
         }
     }
 }

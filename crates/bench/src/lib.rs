@@ -12,7 +12,8 @@
 //!   body, [`step::run`];
 //! - [`results`]: the versioned results JSON (schema only), with its provenance (machine,
 //!   git, versions) and UTC timestamps beside it;
-//! - [`report`]: markdown tables shaped like each experiment's own, and an SVG chart.
+//! - [`report`]: markdown tables shaped like each experiment's own, SVG charts, and one
+//!   self-contained HTML page of many results files.
 //!
 //! The commands that put them together are in [`cmd`] (`list`, `verify`, `run`, `tools`);
 //! [`term`] is their terminal output (the `say!` macro, tables, the progress line).

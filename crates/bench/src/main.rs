@@ -120,6 +120,11 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
             ToolsCmd::Compare(a) => tools::compare(&Env::new(a.start.bin_dir.clone()), &a),
         },
         Cmd::Report(a) => {
+            if let Some(out) = &a.html {
+                bench::report::write_html(&a.files, out)?;
+                say!("{}: {} results file(s)", out.display(), a.files.len());
+                return Ok(());
+            }
             for file in &a.files {
                 let (md, svg) = bench::report::write_beside(file)?;
                 say!("{}: {} and {}", file.display(), md.display(), svg.display());

@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use bench::report::{markdown, svg_string, write_beside};
+use bench::report::{Doc, html, markdown, svg_string, write_beside};
 use bench::results::Results;
 
 fn data(name: &str) -> PathBuf {
@@ -288,21 +288,37 @@ fn texts(svg: &str) -> Vec<String> {
 fn svg_is_well_formed_and_names_every_server() {
     for name in ["results-e1.json", "results-e3.json", "results-e4.json"] {
         let r = load(name);
-        let svg = svg_string(&r).unwrap();
+        let svg = svg_string(&r);
         well_formed(&svg).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(svg.contains("<svg"), "{name}");
         let texts = texts(&svg);
         for s in &r.servers {
             assert!(
                 texts.iter().any(|t| t == &s.name),
-                "{name}: no legend entry for {} in {texts:?}",
+                "{name}: no row label for {} in {texts:?}",
                 s.name
             );
         }
-        assert!(texts.iter().any(|t| t == "requests/s"), "{name}");
-        assert!(texts.iter().any(|t| t == "p99 latency (ms)"), "{name}");
-        // A bar per valid measured step in the requests/s panel, and per one with a p99 in
-        // the other (the background and legend add more rectangles).
+        // The four charts, each with its unit on the axis; E4's remote target has no CPU
+        // or RSS figures, so no chart of them.
+        let sampled = name != "results-e4.json";
+        for (axis, want) in [
+            ("requests/s (more is better)", true),
+            ("µs of server CPU per request (less is better)", sampled),
+            (
+                "MB, peak RSS of the server&#39;s process tree (less is better)",
+                sampled,
+            ),
+            ("latency, log scale (less is better)", true),
+        ] {
+            assert_eq!(
+                texts.iter().any(|t| t == axis),
+                want,
+                "{name}: axis {axis:?}"
+            );
+        }
+        // A bar per valid measured step in the requests/s charts, and one per step with a
+        // CPU figure in the CPU charts.
         let measured: Vec<_> = r
             .servers
             .iter()
@@ -313,9 +329,15 @@ fn svg_is_well_formed_and_names_every_server() {
         let bars = measured.len()
             + measured
                 .iter()
-                .filter(|m| m.latency_us.p99.is_some())
-                .count();
-        assert!(svg.matches("<rect").count() >= bars, "{name}");
+                .filter(|m| m.cpu_us_per_request.is_some())
+                .count()
+            + measured.iter().filter(|m| m.rss_kb.is_some()).count();
+        assert_eq!(svg.matches("class=\"bar\"").count(), bars, "{name}");
+        // Latency on a log axis: decade ticks in µs, ms or s.
+        assert!(texts.iter().any(|t| t == "10 ms"), "{name}: {texts:?}");
+        // The invalid step is marked, not drawn as a bar.
+        let invalid = r.servers.iter().flat_map(|s| &s.steps).any(|s| !s.valid);
+        assert_eq!(texts.iter().any(|t| t == "✕ invalid"), invalid, "{name}");
     }
 }
 
@@ -331,7 +353,7 @@ fn write_beside_writes_md_and_svg() {
     assert_eq!(svg, dir.join("e3-20261129T224000Z.svg"));
     let r = load("results-e3.json");
     assert_eq!(fs::read_to_string(&md).unwrap(), markdown(&r));
-    assert_eq!(fs::read_to_string(&svg).unwrap(), svg_string(&r).unwrap());
+    assert_eq!(fs::read_to_string(&svg).unwrap(), svg_string(&r));
     // A file that is not results is an error, not a panic.
     fs::write(&json, "{\"schema\": \"other/1\"}").unwrap();
     let e = write_beside(&json).unwrap_err();
@@ -382,4 +404,63 @@ fn e2_and_e5_shapes() {
         ]
     );
     assert_eq!(cell(&t, "node-http", "errors c10000"), "256 (read 256)");
+}
+
+#[test]
+fn html_page_is_self_contained_grouped_and_marked() {
+    let mut e3 = load("results-e3.json");
+    // One step the load generator capped, as the built-in tool notes it.
+    let busy = "loadgen was busy: a worker thread used 97 % of a CPU, so it may have set the pace";
+    let st = &mut e3.servers[0].steps[0];
+    st.repeats[0].notes.push(busy.into());
+    st.finish();
+    let mut older = load("results-e3.json");
+    older.started_utc = "2026-11-28T10:00:00Z".into();
+    let docs: Vec<Doc> = [older, load("results-e4.json"), e3, load("results-e1.json")]
+        .into_iter()
+        .map(|results| Doc {
+            results,
+            href: None,
+        })
+        .collect();
+    let page = html(&docs);
+    // No request can leave the page: nothing refers outside, and the policy forbids it.
+    for bad in [
+        "src=\"http",
+        "href=\"http",
+        "url(",
+        "@import",
+        "<link",
+        "<img",
+    ] {
+        assert!(!page.contains(bad), "the page has {bad:?}");
+    }
+    assert!(page.contains("content=\"default-src 'none'; "), "no CSP");
+    // Grouped by experiment in order, each group's runs newest first.
+    let at = |s: &str| page.find(s).unwrap_or_else(|| panic!("no {s:?}"));
+    assert!(at("<section class=\"experiment\" id=\"e1\"") < at("id=\"e3\""));
+    assert!(at("id=\"e3\"") < at("id=\"e4\""));
+    assert!(at("id=\"e3-20261129T224000Z\"") < at("id=\"e3-20261128T100000Z\""));
+    // The article's question and figures beside ours: Blazeio's 33,294 at c100.
+    assert!(page.contains("Does one prebuilt buffer per request (Blazeio) beat tuned node:http"));
+    assert!(
+        page.contains("<td class=\"num\">33,294</td>"),
+        "no article figure"
+    );
+    // Charts: four per endpoint of E3 (2) and E1 (2), and E4's two (its remote target has
+    // no CPU or RSS) in one group, each run.
+    assert_eq!(page.matches("<svg class=\"chart\"").count(), 8 + 8 + 8 + 2);
+    // The tables, sortable, with separators; the tool-bound step's requests/s marked once,
+    // the invalid step marked with its reason.
+    assert!(page.contains("<table class=\"sortable\">"));
+    assert!(page.contains("<td class=\"num bound\" title=\"the load generator was ≥ 90 % busy: it may have set the pace\">81,103 †</td>"), "no tool-bound mark");
+    assert_eq!(
+        page.matches("81,103 †").count(),
+        2,
+        "the table cell and the bar's label"
+    );
+    assert!(page.contains("<td class=\"num invalid\" title=\"the server stopped answering during the run (exit status 137: killed by the OOM killer)\">invalid</td>"));
+    // Fairness: bytes per response and the extra fields.
+    assert!(page.contains("<h4>Fairness: the bytes each server sends</h4>"));
+    assert!(page.contains("server (11 B)"), "no extra header field");
 }

@@ -404,7 +404,7 @@ fn caveats(out: &mut String, r: &Results) {
     }
 }
 
-fn analogue(s: &ServerResult) -> String {
+pub(super) fn analogue(s: &ServerResult) -> String {
     if s.analogue.is_empty() {
         "—".to_string()
     } else {
@@ -425,11 +425,11 @@ fn rps(r: &Run) -> String {
 }
 
 /// Microseconds as milliseconds with two decimals.
-fn ms(us: u64) -> String {
+pub(super) fn ms(us: u64) -> String {
     format!("{:.2}", us as f64 / 1000.0)
 }
 
-fn error_rate(r: &Run) -> String {
+pub(super) fn error_rate(r: &Run) -> String {
     let total = r.errors.total();
     if r.requests == 0 {
         return if total == 0 {
@@ -458,7 +458,7 @@ fn errors_cell(r: &Run) -> String {
     }
 }
 
-fn socket_errors(r: &Run) -> String {
+pub(super) fn socket_errors(r: &Run) -> String {
     let e = &r.errors;
     let parts = nonzero(&[
         ("connect", e.connect),

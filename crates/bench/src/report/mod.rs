@@ -12,9 +12,15 @@
 //! tools' own caveats. A cell reads `invalid` for an invalid step, `n/a` for what was not
 //! measured (a remote target's RSS, wrk's p95) and `—` for a step the server did not run.
 //!
-//! [`svg`] draws requests/s and p99 per server and step as two panels of grouped bars.
-//! [`write_beside`] writes both next to a results file. One file each: `markdown.rs`,
-//! `svg.rs`; the helpers both use (which endpoints and steps a document has) are here.
+//! [`svg`] draws, per endpoint, requests/s, server CPU µs per request, peak RSS and the
+//! latency percentiles (log axis) as one SVG file; [`write_beside`] writes both next to a
+//! results file. [`html`] makes one self-contained page of many results files, grouped by
+//! experiment (see its module).
+//!
+//! Files: `markdown.rs`, `svg.rs`, `html.rs` (with `html/`: the markdown tables as HTML, the
+//! page's CSS and script); `chart.rs` (what a chart shows: rows, panels, cells) and
+//! `draw.rs` (a chart as SVG), which the SVG file and the page share; here, the helpers all
+//! use (which endpoints and steps a document has, number formats, the tool-bound test).
 
 use std::fmt;
 use std::fs;
@@ -23,9 +29,13 @@ use std::path::{Path, PathBuf};
 
 use crate::results::{Results, ResultsError, ServerResult, StepResult};
 
+mod chart;
+mod draw;
+mod html;
 mod markdown;
 mod svg;
 
+pub use html::{Doc, html, write_html};
 pub use markdown::markdown;
 pub use svg::{svg, svg_string};
 
@@ -41,8 +51,6 @@ pub enum ReportError {
         /// The failure.
         source: io::Error,
     },
-    /// The chart could not be drawn.
-    Chart(String),
 }
 
 impl fmt::Display for ReportError {
@@ -50,7 +58,6 @@ impl fmt::Display for ReportError {
         match self {
             ReportError::Results(e) => e.fmt(f),
             ReportError::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            ReportError::Chart(e) => write!(f, "cannot draw the chart: {e}"),
         }
     }
 }
@@ -60,7 +67,6 @@ impl std::error::Error for ReportError {
         match self {
             ReportError::Results(e) => Some(e),
             ReportError::Io { source, .. } => Some(source),
-            ReportError::Chart(_) => None,
         }
     }
 }
@@ -134,9 +140,102 @@ pub(crate) fn thousands(x: f64) -> String {
     out
 }
 
+/// How the built-in generator's note on a run begins when one of its threads was busy nearly
+/// all the time (`step/tools/builtin.rs`; the test below ties the two together).
+const GENERATOR_BUSY: &str = "loadgen was busy";
+
+/// Whether the load tool, not the server, may have set the pace of `st`: a repeat's notes
+/// carry the built-in generator's "busy" note. (A structured per-step `tool_bound:
+/// Option<bool>`, once the schema has one, is read first here: `if let Some(b) =
+/// st.tool_bound { return b; }`.)
+pub(crate) fn tool_bound(st: &StepResult) -> bool {
+    st.median
+        .iter()
+        .chain(&st.repeats)
+        .flat_map(|run| &run.notes)
+        .any(|n| n.starts_with(GENERATOR_BUSY))
+}
+
+/// `x` with thousands separators and `decimals` decimals (`2,500.61`).
+pub(crate) fn grouped(x: f64, decimals: usize) -> String {
+    if !x.is_finite() {
+        return "n/a".into();
+    }
+    let s = format!("{:.*}", decimals, x.abs());
+    let (int, frac) = s.split_once('.').unwrap_or((&s, ""));
+    let mut out = thousands(int.parse::<f64>().unwrap_or(0.0));
+    if !frac.is_empty() {
+        out.push('.');
+        out.push_str(frac);
+    }
+    if x < 0.0 && s.bytes().any(|c| c.is_ascii_digit() && c != b'0') {
+        out.insert(0, '-');
+    }
+    out
+}
+
+/// `s` with `&`, `<`, `>`, `"` and `'` escaped, for XML and HTML text and attributes.
+pub(crate) fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn grouped_and_escaped() {
+        assert_eq!(grouped(2500.61, 2), "2,500.61");
+        assert_eq!(grouped(999.96, 1), "1,000.0");
+        assert_eq!(grouped(-1234.5, 1), "-1,234.5");
+        assert_eq!(grouped(-0.001, 1), "0.0");
+        assert_eq!(grouped(185_209.4, 0), "185,209");
+        assert_eq!(
+            escape(r#"<a href="x">&'"#),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
+    }
+
+    #[test]
+    fn the_generators_busy_note_marks_a_step_tool_bound() {
+        // The built-in tool's own parser, on a recorded report said to be generator-bound.
+        let json = include_str!("../../tests/data/loadgen-c50-keepalive.json");
+        let bound = json.replace("\"generator_bound\": false", "\"generator_bound\": true");
+        assert_ne!(
+            bound, json,
+            "the recorded report has no generator_bound field"
+        );
+        let tool = crate::step::tools::Tool::Builtin;
+        let mut st = crate::results::StepResult {
+            step: "c50".into(),
+            endpoint: "/".into(),
+            connections: 50,
+            requests: None,
+            duration_s: Some(2.0),
+            tool_command: vec![],
+            valid: true,
+            invalid_reason: None,
+            repeats: vec![tool.parse(json, "").unwrap()],
+            median: None,
+            spread: None,
+        };
+        st.finish();
+        assert!(!tool_bound(&st));
+        st.repeats.push(tool.parse(&bound, "").unwrap());
+        st.finish();
+        assert!(tool_bound(&st));
+    }
 
     #[test]
     fn thousands_separators() {

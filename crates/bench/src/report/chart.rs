@@ -1,0 +1,296 @@
+//! What the charts show of a results document, as data for [`draw`](super::draw): for each
+//! endpoint (or, when every endpoint has a single step, as E4's scenarios do, for all of them
+//! together) four charts, requests/s, server CPU µs per request, peak RSS and the latency
+//! percentiles; each chart a row per server and a panel per step, sharing one scale.
+//!
+//! Rows come in pairs: each Rust variant, then the peers it is the analogue of (a peer goes
+//! with the first of its analogues that ran), then what is left (the C ceiling); a gap
+//! separates the pairs, so a variant and the system it mirrors sit together.
+
+use crate::results::{Results, Run, ServerKind, ServerResult, StepResult};
+
+use super::{endpoints, find, step_ids, tool_bound};
+
+/// What a server is, for its colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A Rust variant of this workspace.
+    Rust,
+    /// A peer: the article's own system.
+    Peer,
+    /// A peer that is the analogue of nothing (the C ceiling): a reference.
+    Reference,
+}
+
+/// One server's row.
+#[derive(Clone, Debug)]
+pub(crate) struct Row {
+    /// Its servers.toml name.
+    pub name: String,
+    /// What it is.
+    pub kind: Kind,
+    /// Whether a new pair starts here (a gap above it).
+    pub gap_before: bool,
+}
+
+/// The latency percentiles of a run, µs.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Percentiles {
+    /// p50, p90, p95, p99 and max, each when the tool reported it.
+    pub values: [Option<u64>; 5],
+}
+
+/// The names of [`Percentiles::values`], in order.
+pub(crate) const PERCENTILES: [&str; 5] = ["p50", "p90", "p95", "p99", "max"];
+
+/// What one server's step shows in one chart.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Value {
+    /// A figure (bar charts).
+    Bar(f64),
+    /// Percentiles (the latency chart).
+    Latency(Percentiles),
+    /// The step ran but was invalid.
+    Invalid,
+    /// The step ran but this was not measured (a remote target's RSS).
+    NotMeasured,
+    /// The server did not run this step.
+    NotRun,
+}
+
+/// One cell: a server's value at one step, and whether the load tool may have set its pace.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Cell {
+    /// The value.
+    pub value: Value,
+    /// The load tool was the bottleneck ([`tool_bound`]).
+    pub tool_bound: bool,
+}
+
+/// A panel: one step, a cell per row.
+#[derive(Clone, Debug)]
+pub(crate) struct Panel {
+    /// The step's label (`c100`, `async`).
+    pub title: String,
+    /// A cell per row of the chart, in row order.
+    pub cells: Vec<Cell>,
+}
+
+/// Which metric a chart shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Metric {
+    /// Requests per second.
+    Rps,
+    /// Server CPU µs per request.
+    Cpu,
+    /// Peak RSS, MB.
+    Rss,
+    /// Latency percentiles, on a log axis.
+    Latency,
+}
+
+impl Metric {
+    /// Every chart of a group, in order.
+    pub const ALL: [Metric; 4] = [Metric::Rps, Metric::Cpu, Metric::Rss, Metric::Latency];
+
+    /// A short id (`data-chart` in the page).
+    pub fn id(self) -> &'static str {
+        match self {
+            Metric::Rps => "rps",
+            Metric::Cpu => "cpu",
+            Metric::Rss => "rss",
+            Metric::Latency => "latency",
+        }
+    }
+
+    /// The chart's title.
+    pub fn title(self) -> &'static str {
+        match self {
+            Metric::Rps => "Requests per second",
+            Metric::Cpu => "Server CPU time per request",
+            Metric::Rss => "Peak resident memory",
+            Metric::Latency => "Latency percentiles",
+        }
+    }
+
+    /// The value axis' title, with its unit.
+    pub fn axis(self) -> &'static str {
+        match self {
+            Metric::Rps => "requests/s (more is better)",
+            Metric::Cpu => "µs of server CPU per request (less is better)",
+            Metric::Rss => "MB, peak RSS of the server's process tree (less is better)",
+            Metric::Latency => "latency, log scale (less is better)",
+        }
+    }
+
+    /// Decimals of a bar's value label.
+    pub fn decimals(self) -> usize {
+        match self {
+            Metric::Rps => 0,
+            Metric::Cpu => 2,
+            Metric::Rss | Metric::Latency => 1,
+        }
+    }
+
+    fn value(self, run: &Run) -> Value {
+        let bar = |v: Option<f64>| match v.filter(|v| v.is_finite() && *v >= 0.0) {
+            Some(v) => Value::Bar(v),
+            None => Value::NotMeasured,
+        };
+        match self {
+            Metric::Rps => bar(Some(run.requests_per_s)),
+            Metric::Cpu => bar(run.cpu_us_per_request),
+            Metric::Rss => bar(run.rss_kb.map(|r| r.peak as f64 / 1024.0)),
+            Metric::Latency => {
+                let l = &run.latency_us;
+                let p = Percentiles {
+                    values: [l.p50, l.p90, l.p95, l.p99, l.max],
+                };
+                if p.values.iter().all(Option::is_none) {
+                    Value::NotMeasured
+                } else {
+                    Value::Latency(p)
+                }
+            }
+        }
+    }
+}
+
+/// One chart: a metric over a group of steps.
+#[derive(Clone, Debug)]
+pub(crate) struct Chart {
+    /// What it shows.
+    pub metric: Metric,
+    /// The group it covers (`/api/hello`, or `the scenarios`).
+    pub group: String,
+    /// A row per server.
+    pub rows: Vec<Row>,
+    /// A panel per step.
+    pub panels: Vec<Panel>,
+    /// Whether the panels share one scale (steps of one endpoint), or each has its own
+    /// (E4's scenarios, whose figures are apart by orders of magnitude).
+    pub shared_scale: bool,
+}
+
+/// The servers of `r` in pair order (see the module header), with their rows.
+pub(crate) fn paired(r: &Results) -> Vec<(&ServerResult, Row)> {
+    let mut order: Vec<(&ServerResult, Row)> = Vec::new();
+    let placed = |order: &[(&ServerResult, Row)], s: &ServerResult| {
+        order.iter().any(|(o, _)| std::ptr::eq(*o, s))
+    };
+    for rust in r.servers.iter().filter(|s| s.kind == ServerKind::Rust) {
+        order.push((rust, row(rust, true)));
+        for peer in &r.servers {
+            // The first Rust variant among the peer's analogues that ran takes it.
+            let first = peer.analogue.iter().find(|a| {
+                r.servers
+                    .iter()
+                    .any(|s| s.kind == ServerKind::Rust && &&s.name == a)
+            });
+            if peer.kind == ServerKind::Peer && first == Some(&rust.name) && !placed(&order, peer) {
+                order.push((peer, row(peer, false)));
+            }
+        }
+    }
+    for s in &r.servers {
+        if !placed(&order, s) {
+            order.push((s, row(s, true)));
+        }
+    }
+    if let Some((_, first)) = order.first_mut() {
+        first.gap_before = false;
+    }
+    order
+}
+
+fn row(s: &ServerResult, gap_before: bool) -> Row {
+    Row {
+        name: s.name.clone(),
+        kind: match s.kind {
+            ServerKind::Rust => Kind::Rust,
+            ServerKind::Peer if s.analogue.is_empty() => Kind::Reference,
+            ServerKind::Peer => Kind::Peer,
+        },
+        gap_before,
+    }
+}
+
+/// The step groups of `r`: `(title, [(endpoint, step)])`. One per endpoint with its steps;
+/// or, when every endpoint has one step and there are several (E4's scenarios), one for all.
+pub(crate) fn groups(r: &Results) -> Vec<(String, Vec<(String, String)>)> {
+    let per_endpoint: Vec<(String, Vec<(String, String)>)> = endpoints(r)
+        .into_iter()
+        .map(|e| {
+            let steps = step_ids(r, &e)
+                .into_iter()
+                .map(|s| (e.clone(), s))
+                .collect();
+            (e, steps)
+        })
+        .collect();
+    if per_endpoint.len() > 1 && per_endpoint.iter().all(|(_, s)| s.len() == 1) {
+        let all = per_endpoint.into_iter().flat_map(|(_, s)| s).collect();
+        vec![("every scenario".to_string(), all)]
+    } else {
+        per_endpoint
+    }
+}
+
+/// Every chart of `r`: for each group of [`groups`], one per [`Metric::ALL`] that has
+/// something to draw.
+pub(crate) fn charts(r: &Results) -> Vec<Chart> {
+    let servers = paired(r);
+    let rows: Vec<Row> = servers.iter().map(|(_, row)| row.clone()).collect();
+    let mut out = Vec::new();
+    for (group, steps) in groups(r) {
+        let one_endpoint = steps.iter().all(|(e, _)| *e == steps[0].0);
+        for metric in Metric::ALL {
+            let panels: Vec<Panel> = steps
+                .iter()
+                .map(|(e, st)| Panel {
+                    title: st.clone(),
+                    cells: servers
+                        .iter()
+                        .map(|(s, _)| cell(find(s, e, st), metric))
+                        .collect(),
+                })
+                .collect();
+            // A chart with nothing to draw (a remote target's CPU and RSS) is left out; the
+            // tables say `n/a`.
+            let drawn = |p: &Panel| {
+                p.cells
+                    .iter()
+                    .any(|c| matches!(c.value, Value::Bar(_) | Value::Latency(_)))
+            };
+            if !panels.iter().any(drawn) {
+                continue;
+            }
+            out.push(Chart {
+                metric,
+                group: group.clone(),
+                rows: rows.clone(),
+                panels,
+                shared_scale: one_endpoint,
+            });
+        }
+    }
+    out
+}
+
+fn cell(step: Option<&StepResult>, metric: Metric) -> Cell {
+    let Some(st) = step else {
+        return Cell {
+            value: Value::NotRun,
+            tool_bound: false,
+        };
+    };
+    let value = match (&st.median, st.valid) {
+        (_, false) => Value::Invalid,
+        (None, true) => Value::NotMeasured,
+        (Some(run), true) => metric.value(run),
+    };
+    Cell {
+        value,
+        tool_bound: st.valid && tool_bound(st),
+    }
+}

@@ -1,0 +1,446 @@
+//! One self-contained HTML page of many results files: no request of any kind leaves it (the
+//! styles, the sorting script and the charts are inline, and its Content-Security-Policy
+//! forbids loading anything), so it opens the same from a `file://` URL, offline.
+//!
+//! Layout: a header (what the page holds, how to read the marks, links to each experiment);
+//! then one section per experiment (E1 … E5, then any other), with the article's question and
+//! load, and its runs newest first. Each run: its provenance (the markdown header: date,
+//! machine, kernel, git revision, tool and exact command), the article's reported figures
+//! beside this run's for the same systems and their Rust analogues, the charts of
+//! [`chart`](super::chart) (requests/s, server CPU µs per request, peak RSS, latency
+//! percentiles on a log axis), the markdown report's tables (sortable: see `html/page.js`),
+//! and the fairness table (bytes per response and the extra header fields of each server).
+//!
+//! Files: this one (the page and its parts), `html/md.rs` (the markdown report as HTML),
+//! `html/page.css` and `html/page.js` (inlined).
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::experiment::{self, Measure, Reported};
+use crate::results::{Results, Run, ServerResult, StepResult};
+
+use super::chart::{Kind, charts, paired};
+use super::draw::{self, draw};
+use super::markdown::{analogue, error_rate, ms, socket_errors};
+use super::{ReportError, endpoints, escape, find, grouped, markdown, thousands, tool_bound};
+
+mod md;
+
+const CSS: &str = include_str!("html/page.css");
+const JS: &str = include_str!("html/page.js");
+
+/// The width the charts are drawn at (they scale with the page).
+const CHART_WIDTH: f64 = 1000.0;
+
+/// One results document for the page.
+pub struct Doc {
+    /// The results.
+    pub results: Results,
+    /// The results file's path relative to the page, when the page can link to it (and to
+    /// the `.md` and `.svg` beside it).
+    pub href: Option<String>,
+}
+
+/// Reads each results file and writes the page of them all to `out`.
+pub fn write_html(files: &[PathBuf], out: &Path) -> Result<(), ReportError> {
+    let out_dir = out.parent().map(Path::to_path_buf).unwrap_or_default();
+    let same_dir = |f: &Path| {
+        let dir = f.parent().map(Path::to_path_buf).unwrap_or_default();
+        match (
+            fs::canonicalize(absent_as_dot(&dir)),
+            fs::canonicalize(absent_as_dot(&out_dir)),
+        ) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        }
+    };
+    let mut docs = Vec::new();
+    for f in files {
+        let results = Results::load(f)?;
+        let href = same_dir(f)
+            .then(|| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .flatten();
+        docs.push(Doc { results, href });
+    }
+    fs::write(out, html(&docs)).map_err(|source| ReportError::Io {
+        path: out.to_path_buf(),
+        source,
+    })
+}
+
+fn absent_as_dot(p: &Path) -> &Path {
+    if p.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        p
+    }
+}
+
+/// The page of `docs`: grouped by experiment (E1 … E5, then others by id), each group's runs
+/// newest first.
+pub fn html(docs: &[Doc]) -> String {
+    let mut groups: Vec<(String, Vec<&Doc>)> = Vec::new();
+    for d in docs {
+        let id = d.results.experiment.to_lowercase();
+        match groups.iter_mut().find(|(g, _)| *g == id) {
+            Some((_, v)) => v.push(d),
+            None => groups.push((id, vec![d])),
+        }
+    }
+    let rank = |id: &str| {
+        experiment::ALL
+            .iter()
+            .position(|e| e.id == id)
+            .unwrap_or(usize::MAX)
+    };
+    groups.sort_by(|a, b| rank(&a.0).cmp(&rank(&b.0)).then(a.0.cmp(&b.0)));
+    for (_, v) in &mut groups {
+        v.sort_by(|a, b| b.results.started_utc.cmp(&a.results.started_utc));
+    }
+
+    let mut body = String::new();
+    intro(&mut body, &groups);
+    for (id, runs) in &groups {
+        section(&mut body, id, runs);
+    }
+    format!(
+        r#"<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>bench: the experiments side by side</title>
+<style>
+{CSS}</style>
+</head>
+<body>
+{body}<script>
+{JS}</script>
+</body>
+</html>
+"#
+    )
+}
+
+fn intro(out: &mut String, groups: &[(String, Vec<&Doc>)]) {
+    let n: usize = groups.iter().map(|(_, v)| v.len()).sum();
+    let _ = write!(
+        out,
+        r#"<header>
+<h1>HTTP servers side by side: the five articles' experiments</h1>
+<p>{n} results file{} of <code>bench run</code>, made into this page by <code>bench report --html</code>. Each experiment mirrors a published benchmark: its own systems (the <em>peers</em>) run beside a Rust analogue of each. The articles' figures came from other machines: context, not targets.</p>
+<p class="key"><span class="sw" style="background:{}"></span>Rust variant <span class="sw" style="background:{}"></span>peer (the article's system) <span class="sw" style="background:{}"></span>reference (analogue of none) · <b>†</b> the load generator was ≥ 90 % busy, so it may have set the pace (a lighter, dashed bar) · <span class="invalid-key">✕ invalid</span> the step did not measure what it should · — the server did not run the step · n/a not measured. Tables sort by clicking a column's head.</p>
+<nav><ul>"#,
+        if n == 1 { "" } else { "s" },
+        draw::RUST,
+        draw::PEER,
+        draw::REFERENCE,
+    );
+    for (id, runs) in groups {
+        let _ = write!(
+            out,
+            r##"<li><a href="#{}">{}</a>: {}</li>"##,
+            escape(id),
+            escape(&id.to_uppercase()),
+            escape(&title_of(id, runs))
+        );
+    }
+    out.push_str("</ul></nav>\n</header>\n<main>\n");
+}
+
+fn title_of(id: &str, runs: &[&Doc]) -> String {
+    experiment::find(id)
+        .map(|e| e.title.to_string())
+        .or_else(|| runs.first().map(|d| d.results.title.clone()))
+        .unwrap_or_default()
+}
+
+fn section(out: &mut String, id: &str, runs: &[&Doc]) {
+    let e = experiment::find(id);
+    let _ = writeln!(
+        out,
+        r#"<section class="experiment" id="{}">
+<h2>{}: {}</h2>"#,
+        escape(id),
+        escape(&id.to_uppercase()),
+        escape(&title_of(id, runs))
+    );
+    if let Some(e) = e {
+        let _ = writeln!(
+            out,
+            r#"<p class="question">{}</p>
+<p class="load">The article's load: <code>{}</code>. {} run{} here, newest first.</p>"#,
+            escape(e.question),
+            escape(e.article_load),
+            runs.len(),
+            if runs.len() == 1 { "" } else { "s" }
+        );
+    }
+    for d in runs {
+        run(out, d, e);
+    }
+    out.push_str("</section>\n");
+}
+
+/// The id of a run's `<article>`: the results file's stem.
+fn run_id(r: &Results) -> String {
+    r.file_name().trim_end_matches(".json").to_string()
+}
+
+fn run(out: &mut String, d: &Doc, e: Option<&experiment::Experiment>) {
+    let r = &d.results;
+    let _ = writeln!(
+        out,
+        r#"<article class="run" id="{}">
+<h3>Run of {} · {} · {}, {} repeat{}</h3>"#,
+        escape(&run_id(r)),
+        escape(&r.started_utc),
+        escape(&r.tool),
+        if r.quick { "quick" } else { "full length" },
+        r.repeat,
+        if r.repeat == 1 { "" } else { "s" }
+    );
+    let doc = md::convert(&markdown(r), r);
+    provenance(out, d, &doc.header);
+    if let Some(e) = e {
+        reported(out, r, e);
+    }
+    out.push_str("<h4>Charts</h4>\n");
+    for chart in charts(r) {
+        let drawn = draw(&chart, CHART_WIDTH);
+        let label = format!("{} · {}", chart.metric.title(), chart.group);
+        let _ = writeln!(
+            out,
+            r#"<figure><svg class="chart" data-chart="{}" viewBox="0 0 {} {:.0}" role="img" aria-label="{}" font-family="{}">{}</svg></figure>"#,
+            chart.metric.id(),
+            drawn.width,
+            drawn.height.ceil(),
+            escape(&label),
+            draw::FONT,
+            drawn.body
+        );
+    }
+    out.push_str("<h4>Tables (the markdown report's)</h4>\n");
+    out.push_str(&doc.body);
+    fairness(out, r);
+    out.push_str("</article>\n");
+}
+
+fn provenance(out: &mut String, d: &Doc, header: &[(String, String)]) {
+    let r = &d.results;
+    out.push_str("<dl class=\"provenance\">\n");
+    if let Some(href) = &d.href {
+        let stem = href.trim_end_matches(".json");
+        let _ = writeln!(
+            out,
+            r#"<dt>Files</dt><dd><a href="{0}">{0}</a> · <a href="{1}.md">{1}.md</a> · <a href="{1}.svg">{1}.svg</a></dd>"#,
+            escape(href),
+            escape(stem)
+        );
+    }
+    for (k, v) in header {
+        let _ = writeln!(out, "<dt>{}</dt><dd>{v}</dd>", escape(k));
+    }
+    let versions: Vec<String> = r
+        .versions
+        .iter()
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect();
+    if !versions.is_empty() {
+        let _ = writeln!(
+            out,
+            "<dt>Versions</dt><dd>{}</dd>",
+            md::inline(&versions.join("; "))
+        );
+    }
+    // Every step's exact tool command (the markdown names the first).
+    let mut cmds: Vec<(String, String)> = Vec::new();
+    for st in r.servers.iter().flat_map(|s| &s.steps) {
+        let key = format!("{} {}", st.endpoint, st.step);
+        if !st.tool_command.is_empty() && !cmds.iter().any(|(k, _)| *k == key) {
+            cmds.push((key, st.tool_command.join(" ")));
+        }
+    }
+    if cmds.len() > 1 {
+        let _ = write!(
+            out,
+            "<dt>Tool commands</dt><dd><details><summary>every step's ({}; the port differs per server)</summary><ul>",
+            cmds.len()
+        );
+        for (k, c) in cmds {
+            let _ = write!(
+                out,
+                "<li><code>{}</code>: <code>{}</code></li>",
+                escape(&k),
+                escape(&c)
+            );
+        }
+        out.push_str("</ul></details></dd>\n");
+    }
+    out.push_str("</dl>\n");
+}
+
+/// The article's figures beside this run's: the peer's and its Rust analogues'.
+fn reported(out: &mut String, r: &Results, e: &experiment::Experiment) {
+    let _ = writeln!(
+        out,
+        r#"<h4>The article's figures beside this run's</h4>
+<div class="scroll"><table class="sortable reported">
+<thead><tr><th><button type="button">System (article)</button></th><th><button type="button">Measure</button></th><th><button type="button">At (ours)</button></th><th class="num"><button type="button">Article</button></th><th class="num"><button type="button">Ours: the peer</button></th><th><button type="button">Ours: its Rust analogues</button></th></tr></thead>
+<tbody>"#
+    );
+    for f in e.reported {
+        let peer = r.servers.iter().find(|s| s.name == f.server);
+        let rust: Vec<String> = peer
+            .map(|p| {
+                p.analogue
+                    .iter()
+                    .filter_map(|a| r.servers.iter().find(|s| &s.name == a))
+                    .map(|s| format!("{} {}", s.name, ours(s, f).0))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let (peer_cell, peer_class) = match peer {
+            Some(p) => {
+                let (v, class) = ours(p, f);
+                (format!("{} {v}", p.name), class)
+            }
+            None => (format!("{}: not in this run", f.server), ""),
+        };
+        let _ = writeln!(
+            out,
+            r#"<tr><td>{}</td><td>{}</td><td><code>{}</code> {}</td><td class="num">{}</td><td class="num {peer_class}">{}</td><td class="wrap">{}</td></tr>"#,
+            escape(f.system),
+            escape(f.measure.unit()),
+            escape(f.endpoint),
+            escape(f.step),
+            escape(f.figure),
+            escape(&peer_cell),
+            escape(&if rust.is_empty() {
+                "—".to_string()
+            } else {
+                rust.join("; ")
+            })
+        );
+    }
+    out.push_str("</tbody></table></div>\n");
+    if !e.reported_note.is_empty() {
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", md::inline(e.reported_note));
+    }
+}
+
+/// Our figure for `f` from server `s`, and the cell's class (`bound`, `invalid` or none).
+fn ours(s: &ServerResult, f: &Reported) -> (String, &'static str) {
+    let Some(st) = find(s, f.endpoint, f.step) else {
+        return ("—".into(), "");
+    };
+    if !st.valid {
+        return ("invalid".into(), "invalid");
+    }
+    let Some(run) = &st.median else {
+        return ("n/a".into(), "");
+    };
+    let v = measure(s, st, run, f.measure).unwrap_or_else(|| "n/a".into());
+    if tool_bound(st) {
+        (format!("{v} †"), "bound")
+    } else {
+        (v, "")
+    }
+}
+
+fn measure(s: &ServerResult, st: &StepResult, run: &Run, m: Measure) -> Option<String> {
+    Some(match m {
+        Measure::RequestsPerS => thousands(run.requests_per_s),
+        Measure::MeanMs => grouped(run.latency_us.mean? / 1000.0, 2),
+        Measure::P50Ms => ms(run.latency_us.p50?),
+        Measure::P95Ms => ms(run.latency_us.p95?),
+        Measure::P99Ms => ms(run.latency_us.p99?),
+        Measure::KbPerS => thousands(run.transfer_bytes_per_s / 1024.0),
+        Measure::RssBeforeAfterMb => {
+            let first = s
+                .steps
+                .iter()
+                .find(|x| x.endpoint == st.endpoint)
+                .and_then(|x| x.median.as_ref())
+                .and_then(|m| m.rss_kb)?;
+            let end = run.rss_kb?;
+            format!(
+                "{} → {}",
+                grouped(first.start as f64 / 1024.0, 1),
+                grouped(end.end as f64 / 1024.0, 1)
+            )
+        }
+        Measure::ErrorRate => error_rate(run),
+        Measure::SocketErrors => socket_errors(run),
+    })
+}
+
+/// Per server: what it is, its analogues, bytes per response per endpoint, and the header
+/// fields its library adds.
+fn fairness(out: &mut String, r: &Results) {
+    let eps = endpoints(r);
+    out.push_str(
+        "<h4>Fairness: the bytes each server sends</h4>\n<div class=\"scroll\"><table class=\"sortable fairness\">\n<thead><tr><th><button type=\"button\">Server</button></th><th><button type=\"button\">Kind</button></th><th><button type=\"button\">Analogue of</button></th>",
+    );
+    for e in &eps {
+        let _ = write!(
+            out,
+            "<th class=\"num\"><button type=\"button\">bytes/response <code>{}</code></button></th>",
+            escape(e)
+        );
+    }
+    out.push_str(
+        "<th><button type=\"button\">Extra header fields</button></th></tr></thead>\n<tbody>\n",
+    );
+    for (s, row) in paired(r) {
+        let _ = write!(
+            out,
+            "<tr{}><td>{}</td><td>{}</td><td>{}</td>",
+            if row.gap_before {
+                " class=\"pair\""
+            } else {
+                ""
+            },
+            escape(&s.name),
+            match row.kind {
+                Kind::Rust => "Rust variant",
+                Kind::Peer => "peer",
+                Kind::Reference => "reference",
+            },
+            escape(&analogue(s))
+        );
+        for e in &eps {
+            let bytes = s
+                .steps
+                .iter()
+                .filter(|st| &st.endpoint == e && st.valid)
+                .filter_map(|st| st.median.as_ref())
+                .map(|m| m.bytes_per_response)
+                .find(|b| *b > 0.0);
+            let cell = match (bytes, s.steps.iter().any(|st| &st.endpoint == e)) {
+                (Some(b), _) => grouped(b, 0),
+                (None, true) => "n/a".into(),
+                (None, false) => "—".into(),
+            };
+            let _ = write!(out, "<td class=\"num\">{cell}</td>");
+        }
+        let extra: Vec<String> = s
+            .extra_headers
+            .iter()
+            .map(|h| format!("{} ({} B)", h.field, h.bytes))
+            .collect();
+        let _ = writeln!(
+            out,
+            "<td>{}</td></tr>",
+            escape(&if extra.is_empty() {
+                "none".to_string()
+            } else {
+                extra.join(", ")
+            })
+        );
+    }
+    out.push_str("</tbody></table></div>\n");
+}
