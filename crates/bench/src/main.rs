@@ -77,12 +77,12 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
         }
         Cmd::Instructions(a) => {
             let modes = if a.modes.is_empty() {
-                instructions::Mode::ALL.to_vec()
+                bench::results::instructions::Mode::ALL.to_vec()
             } else {
                 a.modes
                     .iter()
                     .map(|m| {
-                        instructions::Mode::parse(m).ok_or_else(|| {
+                        bench::results::instructions::Mode::parse(m).ok_or_else(|| {
                             anyhow::anyhow!(
                                 "unknown mode {m:?}: keep-alive, pipelined-16 or http1.0-new-connection"
                             )
@@ -102,7 +102,7 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
                 servers: a.servers.clone(),
                 targets,
                 modes,
-                counts: instructions::Counts {
+                counts: bench::results::instructions::Counts {
                     small: a.small,
                     large: a.large,
                     connections: a.connections,
@@ -126,6 +126,11 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
                 return Ok(());
             }
             for file in &a.files {
+                if bench::report::instructions::is_instructions_file(file) {
+                    let md = bench::report::instructions::write_report_beside(file)?;
+                    say!("{}: {}", file.display(), md.display());
+                    continue;
+                }
                 let (md, svg) = bench::report::write_beside(file)?;
                 say!("{}: {} and {}", file.display(), md.display(), svg.display());
             }

@@ -22,81 +22,14 @@ use anyhow::{Context, anyhow, bail};
 use serde::{Deserialize, Serialize};
 use serve::process::ServerProcess;
 
+use crate::report::instructions::{markdown, markdown_report};
+use crate::results::instructions::{Count, Counts, InstructionResults, Measurement, Mode, SCHEMA};
 use crate::step::signals;
-
-/// The schema tag of [`InstructionResults`].
-pub const SCHEMA: &str = "bench.instructions/1";
 
 /// How long a server under valgrind may take to print its ready line.
 const READY_UNDER_VALGRIND: Duration = Duration::from_secs(120);
 /// How long it may take to exit after SIGTERM (callgrind writes its file on exit).
 const EXIT_UNDER_VALGRIND: Duration = Duration::from_secs(60);
-
-/// How the load generator sends its requests.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Mode {
-    /// HTTP/1.1 keep-alive, one request at a time per connection.
-    KeepAlive,
-    /// HTTP/1.1 keep-alive with 16 requests in flight per connection.
-    Pipelined,
-    /// HTTP/1.0 without keep-alive: a new connection for every request (ab's default).
-    NewConnection,
-}
-
-impl Mode {
-    /// Every mode, in report order.
-    pub const ALL: [Mode; 3] = [Mode::KeepAlive, Mode::Pipelined, Mode::NewConnection];
-
-    /// Its name on the command line and in the results.
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::KeepAlive => "keep-alive",
-            Mode::Pipelined => "pipelined-16",
-            Mode::NewConnection => "http1.0-new-connection",
-        }
-    }
-
-    /// The mode named `name` (also accepted: `pipelined`, `new-connection`, `http1.0`).
-    pub fn parse(name: &str) -> Option<Mode> {
-        Some(match name {
-            "keep-alive" => Mode::KeepAlive,
-            "pipelined-16" | "pipelined" => Mode::Pipelined,
-            "http1.0-new-connection" | "new-connection" | "http1.0" => Mode::NewConnection,
-            _ => return None,
-        })
-    }
-
-    /// The load generator's flags for this mode.
-    fn loadgen_args(self) -> &'static [&'static str] {
-        match self {
-            Mode::KeepAlive => &[],
-            Mode::Pipelined => &["-p", "16"],
-            Mode::NewConnection => &["--mode", "http1.0"],
-        }
-    }
-}
-
-/// The request counts of the two runs and the connections they use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Counts {
-    /// Requests of the first (small) run.
-    pub small: u64,
-    /// Requests of the second (large) run.
-    pub large: u64,
-    /// Concurrent connections of the load generator.
-    pub connections: usize,
-}
-
-impl Default for Counts {
-    fn default() -> Self {
-        Counts {
-            small: 2_000,
-            large: 12_000,
-            connections: 10,
-        }
-    }
-}
 
 /// One server (its command line, `--addr` last) and what to send it.
 #[derive(Clone, Debug)]
@@ -116,34 +49,6 @@ pub struct Case {
     pub mode: Mode,
     /// Whether the server forks or re-executes itself (callgrind must follow the children).
     pub children: bool,
-}
-
-/// One run under callgrind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Count {
-    /// Requests the load generator was asked for.
-    pub requests: u64,
-    /// Answers it received (2xx–4xx, framed).
-    pub answered: u64,
-    /// Instructions the server executed, every thread and process summed.
-    pub instructions: u64,
-}
-
-/// A server's cost for one endpoint and mode.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Measurement {
-    /// The server's name.
-    pub server: String,
-    /// The request target.
-    pub target: String,
-    /// How requests were sent.
-    pub mode: Mode,
-    /// The small run.
-    pub small: Count,
-    /// The large run.
-    pub large: Count,
-    /// Instructions per request: the difference of the two runs over the difference of answers.
-    pub per_request: f64,
 }
 
 impl Measurement {
@@ -380,51 +285,6 @@ impl Baseline {
     }
 }
 
-/// A `bench instructions` results file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct InstructionResults {
-    /// Always [`SCHEMA`].
-    pub schema: String,
-    /// When the run started.
-    pub started_utc: String,
-    /// When it finished.
-    pub finished_utc: String,
-    /// How the harness was invoked.
-    pub command: Vec<String>,
-    /// The machine (instruction counts do not depend on its speed, but on its CPU's features).
-    pub machine: crate::results::Machine,
-    /// The workspace's revision.
-    pub git: crate::results::Git,
-    /// `valgrind --version`.
-    pub valgrind: String,
-    /// The request counts of the two runs.
-    pub counts: Counts,
-    /// Every measurement, in the order made.
-    pub measurements: Vec<Measurement>,
-    /// Servers that were not measured, with the reason.
-    pub not_measured: Vec<(String, String)>,
-    /// How to read the figures.
-    pub notes: Vec<String>,
-}
-
-impl InstructionResults {
-    /// Writes it as `instructions-<UTC timestamp>.json` in `dir`.
-    pub fn write(&self, dir: &Path) -> anyhow::Result<PathBuf> {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let stamp: String = self
-            .started_utc
-            .chars()
-            .filter(|c| c.is_ascii_alphanumeric())
-            .collect();
-        let path = dir.join(format!("instructions-{stamp}.json"));
-        let tmp = path.with_extension("json.tmp");
-        std::fs::write(&tmp, serde_json::to_string_pretty(self)? + "\n")
-            .with_context(|| format!("writing {}", tmp.display()))?;
-        std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
-        Ok(path)
-    }
-}
-
 /// The notes every results file and report carries: what callgrind counts, and what it
 /// distorts.
 pub fn standard_notes() -> Vec<String> {
@@ -435,52 +295,6 @@ pub fn standard_notes() -> Vec<String> {
         "The load generator runs natively, so the server is ~50× slower than the client: with 10 keep-alive connections it usually finds all of them readable at once, which favours servers that batch work per wake-up. The figures compare servers with each other under the same conditions; they are not a prediction of wall-clock speed.".into(),
         "Each figure is (instructions of the large run − of the small run) / (answers of the large run − of the small run): start-up, connection set-up and shutdown cancel out.".into(),
     ]
-}
-
-/// The markdown table of `r`: one row per server, one column per target and mode.
-pub fn markdown(r: &InstructionResults) -> String {
-    let mut columns: Vec<(String, Mode)> = Vec::new();
-    let mut servers: Vec<String> = Vec::new();
-    for m in &r.measurements {
-        if !columns
-            .iter()
-            .any(|(t, md)| t == &m.target && *md == m.mode)
-        {
-            columns.push((m.target.clone(), m.mode));
-        }
-        if !servers.contains(&m.server) {
-            servers.push(m.server.clone());
-        }
-    }
-    let mut out = String::new();
-    out.push_str("| server |");
-    for (t, m) in &columns {
-        out.push_str(&format!(" `{t}` {} |", m.name()));
-    }
-    out.push_str("\n|---|");
-    out.push_str(&"---:|".repeat(columns.len()));
-    out.push('\n');
-    for s in &servers {
-        out.push_str(&format!("| {s} |"));
-        for (t, md) in &columns {
-            let cell = r
-                .measurements
-                .iter()
-                .find(|m| &m.server == s && &m.target == t && m.mode == *md)
-                .map_or("–".to_string(), |m| {
-                    crate::report::thousands(m.per_request)
-                });
-            out.push_str(&format!(" {cell} |"));
-        }
-        out.push('\n');
-    }
-    if !r.not_measured.is_empty() {
-        out.push('\n');
-        for (s, why) in &r.not_measured {
-            out.push_str(&format!("- {s}: not measured: {why}\n"));
-        }
-    }
-    out
 }
 
 /// The argv of a server (without its address) and how its address is given.
@@ -643,7 +457,7 @@ pub fn run(
         match why {
             None if names.is_empty() && !in_default_set(s) => not_measured.push((
                 s.name.clone(),
-                "a peer on an interpreter or JIT: about a minute per endpoint and mode under callgrind; name it with --servers".into(),
+                "a peer: measured when named with --servers (under callgrind an interpreter's or a JIT's figure takes about a minute each)".into(),
             )),
             Some(why) if names.is_empty() => not_measured.push((s.name.clone(), why)),
             Some(why) => bail!("{}: {why}", s.name),
@@ -748,35 +562,6 @@ pub fn run(
         .with_context(|| format!("writing {}", md.display()))?;
     crate::say!("results: {} (report: {})", path.display(), md.display());
     Ok(())
-}
-
-/// The whole markdown report of `r`: provenance, the table, the notes.
-pub fn markdown_report(r: &InstructionResults) -> String {
-    let mut out = format!(
-        "# Instructions per request under callgrind\n\n{} to {} on {} ({} CPUs, {}), git {}{}, {}, {} and {} requests over {} connections per run.\n\nCommand: `{}`\n\n",
-        r.started_utc,
-        r.finished_utc,
-        r.machine.hostname,
-        r.machine.cpus,
-        r.machine.kernel,
-        r.git.revision.as_deref().unwrap_or("unknown"),
-        if r.git.dirty == Some(true) {
-            " (dirty)"
-        } else {
-            ""
-        },
-        r.valgrind,
-        r.counts.small,
-        r.counts.large,
-        r.counts.connections,
-        r.command.join(" ")
-    );
-    out.push_str(&markdown(r));
-    out.push_str("\n## How to read it\n\n");
-    for n in &r.notes {
-        out.push_str(&format!("- {n}\n"));
-    }
-    out
 }
 
 #[cfg(test)]

@@ -57,14 +57,36 @@ pub fn write_html(files: &[PathBuf], out: &Path) -> Result<(), ReportError> {
         }
     };
     let mut docs = Vec::new();
+    let mut counted = Vec::new();
     for f in files {
+        if super::instructions::is_instructions_file(f) {
+            counted.push(super::instructions::load(f).map_err(|e| ReportError::Io {
+                path: f.to_path_buf(),
+                source: std::io::Error::other(format!("{e:#}")),
+            })?);
+            continue;
+        }
         let results = Results::load(f)?;
         let href = same_dir(f)
             .then(|| f.file_name().map(|n| n.to_string_lossy().into_owned()))
             .flatten();
         docs.push(Doc { results, href });
     }
-    fs::write(out, html(&docs)).map_err(|source| ReportError::Io {
+    let mut page = html(&docs);
+    if !counted.is_empty() {
+        let section = super::instructions::html_section(&counted);
+        // After the experiments' sections, before the page's script.
+        if let Some(at) = page.rfind("<script>") {
+            page.insert_str(at, &section);
+        }
+        if let Some(at) = page.find("</ul></nav>") {
+            page.insert_str(
+                at,
+                "<li><a href=\"#instructions\">Instructions per request</a>: the servers' cost under callgrind</li>",
+            );
+        }
+    }
+    fs::write(out, page).map_err(|source| ReportError::Io {
         path: out.to_path_buf(),
         source,
     })

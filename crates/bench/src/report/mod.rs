@@ -15,7 +15,8 @@
 //! [`svg`] draws, per endpoint, requests/s, server CPU µs per request, peak RSS and the
 //! latency percentiles (log axis) as one SVG file; [`write_beside`] writes both next to a
 //! results file. [`html`] makes one self-contained page of many results files, grouped by
-//! experiment (see its module).
+//! experiment (see its module), and [`instructions`] the table of a `bench instructions`
+//! results file (in the markdown beside it and as a section of the page).
 //!
 //! Files: `markdown.rs`, `svg.rs`, `html.rs` (with `html/`: the markdown tables as HTML, the
 //! page's CSS and script); `chart.rs` (what a chart shows: rows, panels, cells) and
@@ -32,6 +33,7 @@ use crate::results::{Results, ResultsError, ServerResult, StepResult};
 mod chart;
 mod draw;
 mod html;
+pub mod instructions;
 mod markdown;
 mod svg;
 

@@ -7,7 +7,8 @@
 //! stores a document as `<dir>/<experiment>-<YYYYMMDDTHHMMSSZ>.json`; [`Results::load`] reads
 //! one back and checks its [`SCHEMA`].
 //!
-//! This file is the schema only. Beside it: [`provenance`] (the [`Machine`] and [`Git`]
+//! This file is the schema only. Beside it: [`instructions`] (the schema of `bench
+//! instructions`' results), [`provenance`] (the [`Machine`] and [`Git`]
 //! fields and how they are detected, the programs' version lines) and [`timestamp`] (UTC
 //! timestamps, through the `time` crate).
 //!
@@ -20,6 +21,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+pub mod instructions;
 pub mod provenance;
 pub mod timestamp;
 
