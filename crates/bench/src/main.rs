@@ -27,10 +27,11 @@ fn main() -> ExitCode {
         Err(e) => {
             if let Some(&i) = e.downcast_ref::<Interrupted>() {
                 let left = procs::leftovers();
+                let results = e
+                    .downcast_ref::<run::Partial>()
+                    .map_or_else(|| "no results written".to_string(), |p| p.to_string());
                 if left.is_empty() {
-                    eprintln!(
-                        "bench: {i}: stopped every process it had started; no results written"
-                    );
+                    eprintln!("bench: {i}: stopped every process it had started; {results}");
                 } else {
                     eprintln!("bench: {i}: processes it started are still running: {left:?}");
                 }
@@ -116,6 +117,10 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
             instructions::run(&Env::new(a.bin_dir), &plan, command)
         }
         Cmd::Tools(t) => match t.command {
+            ToolsCmd::List => {
+                tools::list(&Env::new(None));
+                Ok(())
+            }
             ToolsCmd::Compare(a) => tools::compare(&Env::new(a.start.bin_dir.clone()), &a),
         },
         Cmd::Report(a) => {

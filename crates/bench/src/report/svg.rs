@@ -1,5 +1,6 @@
 //! The SVG chart: requests/s and p99 per server and step, as two panels of grouped bars
-//! (plotters' SVG backend).
+//! (plotters' SVG backend). A bar whose step was tool-bound carries a `†` (the title says
+//! what it means), and the title of a partial run says so.
 
 use std::fmt;
 use std::fs;
@@ -45,10 +46,20 @@ fn draw(r: &Results, backend: SVGBackend<'_>) -> Result<(), ReportError> {
     let root = root
         .titled(
             &format!(
-                "{}: {} ({})",
+                "{}: {} ({}){}{}",
                 r.experiment.to_uppercase(),
                 r.tool,
-                r.started_utc
+                r.started_utc,
+                if r.complete {
+                    ""
+                } else {
+                    ", PARTIAL RUN"
+                },
+                if r.tool_bound_steps().is_empty() {
+                    String::new()
+                } else {
+                    format!("; † = {} was the bottleneck", r.tool)
+                }
             ),
             ("sans-serif", 20),
         )
@@ -153,6 +164,18 @@ fn panel(
             .map_err(chart_err)?
             .label(s.name.clone())
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], colour.filled()));
+        let style = TextStyle::from(("sans-serif", 14));
+        let marks: Vec<Text<'_, (f64, f64), &str>> = groups
+            .iter()
+            .enumerate()
+            .filter_map(|(i, g)| {
+                let bound = find(s, &g.0, &g.1)?.median.as_ref()?.tool_bound;
+                let v = value(s, g).filter(|_| bound)?;
+                let x = i as f64 + 0.1 + (j as f64 + 0.3) * width;
+                Some(Text::new("†", (x, v + top * 0.01), style.clone()))
+            })
+            .collect();
+        chart.draw_series(marks).map_err(chart_err)?;
     }
     chart
         .configure_series_labels()
