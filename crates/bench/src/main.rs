@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use bench::cli::{Cli, Cmd, ToolsCmd};
 use bench::cmd::{instructions, list, run, tools, verify};
+use bench::plan::BadInput;
 use bench::say;
 use bench::step::procs;
 use bench::step::server::Env;
@@ -38,6 +39,9 @@ fn main() -> ExitCode {
                 return ExitCode::from(i.exit_code());
             }
             eprintln!("bench: {}", one_line(&e));
+            if e.downcast_ref::<BadInput>().is_some() {
+                return ExitCode::from(2);
+            }
             ExitCode::FAILURE
         }
     }

@@ -31,9 +31,9 @@ use crate::results::provenance::{self, Git, Machine};
 use crate::results::{Pinning, Results, ServerKind, ServerResult, timestamp};
 use crate::step::pin::{self, CpuSet};
 use crate::step::server::{self, Env};
+use crate::step::signals::Interrupted;
 use crate::step::tools::Tool;
 use crate::step::{self, Load, Spawn, Subject, signals};
-use crate::step::signals::Interrupted;
 use crate::term::progress::Progress;
 use crate::term::table::Table;
 

@@ -16,11 +16,11 @@
 //! check as `bench run`'s. Another tool is one more [`Tool`] adapter; another figure per
 //! tool is one more field of [`Run`] and one more column.
 
-use anyhow::{anyhow, bail};
+use anyhow::bail;
 
 use crate::cli::CompareArgs;
 use crate::experiment::{Step, TOKEN, Warmup};
-use crate::plan::{find_serving, refuse_unless_applicable};
+use crate::plan::{bad, find_serving, refuse_unless_applicable};
 use crate::results::{Run, StepResult};
 use crate::step::server::{self, Availability, Env};
 use crate::step::tools::{Mode, TOOLS, Tool};
@@ -52,7 +52,12 @@ pub fn list(env: &Env) {
 /// The table of `bench tools list` (also the end of `bench list`).
 pub fn tools_table(env: &Env) -> Table {
     let loadgen = env.binary("loadgen");
-    let mut t = Table::new(&["tool", "installed", "version", "found at / how to install"]);
+    let mut t = Table::new(&[
+        "tool",
+        "installed",
+        "version",
+        "found at / looked in; install",
+    ]);
     for tool in TOOLS {
         let at = tool.locate(&loadgen);
         let version = at.as_ref().and_then(|_| tool.version(&loadgen));
@@ -62,7 +67,10 @@ pub fn tools_table(env: &Env) -> Table {
             version.unwrap_or_else(|| "-".into()),
             match &at {
                 Some(p) => p.display().to_string(),
-                None => tool.install_hint().to_string(),
+                None => {
+                    let (place, how) = tool.install_hint();
+                    format!("{place}; {how}")
+                }
             },
         ]);
     }
@@ -200,14 +208,14 @@ pub fn compare(env: &Env, args: &CompareArgs) -> anyhow::Result<()> {
 fn parse_tools(names: &[String]) -> anyhow::Result<Vec<Tool>> {
     let mut tools: Vec<Tool> = Vec::new();
     for name in names {
-        let tool: Tool = name.parse()?;
+        let tool: Tool = name.parse().map_err(bad)?;
         if tools.contains(&tool) {
-            bail!("{tool} is named twice in --tools");
+            return Err(bad(format!("{tool} is named twice in --tools")));
         }
         tools.push(tool);
     }
     if tools.len() < 2 {
-        return Err(anyhow!("--tools needs at least two tools to compare"));
+        return Err(bad("--tools needs at least two tools to compare"));
     }
     Ok(tools)
 }
@@ -217,10 +225,10 @@ fn parse_tools(names: &[String]) -> anyhow::Result<Vec<Tool>> {
 /// token it accepts).
 fn step_of(args: &CompareArgs) -> anyhow::Result<Step> {
     let mode = Mode::parse(&args.mode).ok_or_else(|| {
-        anyhow!(
+        bad(format!(
             "unknown --mode {:?}: keep-alive, close, http1.0 or http1.0-keep-alive",
             args.mode
-        )
+        ))
     })?;
     let path = args.endpoint.split('?').next().unwrap_or_default();
     let headers = if path == "/api/private" {
@@ -355,7 +363,10 @@ pub fn medians_table(rows: &[Measured], tools: &[Tool]) -> Table {
             format!("{}/{}", valid.len(), mine.len()),
             fixed(median(valid.iter().map(|r| r.requests_per_s).collect()), 0),
             fixed(median(valid.iter().filter_map(|r| p50(r)).collect()), 0),
-            fixed(median(valid.iter().filter_map(|r| r.tool_cpu_percent).collect()), 0),
+            fixed(
+                median(valid.iter().filter_map(|r| r.tool_cpu_percent).collect()),
+                0,
+            ),
             format!(
                 "{}/{}",
                 valid.iter().filter(|r| r.tool_bound).count(),

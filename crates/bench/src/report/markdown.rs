@@ -165,7 +165,9 @@ fn header(out: &mut String, r: &Results) {
             out,
             "> **Partial run: {}.** This file was written after the last step that finished; \
              the steps that had not run read `n/a`, and a step's median is over the repeats it had.\n",
-            r.incomplete_reason.as_deref().unwrap_or("it did not finish")
+            r.incomplete_reason
+                .as_deref()
+                .unwrap_or("it did not finish")
         );
     }
     let m = &r.machine;
@@ -271,7 +273,11 @@ fn tool_limit(out: &mut String, r: &Results) {
             st.step,
             m.tool_cpu_percent.unwrap_or(0.0),
             m.tool_cpus.unwrap_or(1),
-            if m.tool_cpus.unwrap_or(1) == 1 { "" } else { "s" }
+            if m.tool_cpus.unwrap_or(1) == 1 {
+                ""
+            } else {
+                "s"
+            }
         )
     } else if medians().next().is_some() {
         format!(

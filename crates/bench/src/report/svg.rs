@@ -50,11 +50,7 @@ fn draw(r: &Results, backend: SVGBackend<'_>) -> Result<(), ReportError> {
                 r.experiment.to_uppercase(),
                 r.tool,
                 r.started_utc,
-                if r.complete {
-                    ""
-                } else {
-                    ", PARTIAL RUN"
-                },
+                if r.complete { "" } else { ", PARTIAL RUN" },
                 if r.tool_bound_steps().is_empty() {
                     String::new()
                 } else {

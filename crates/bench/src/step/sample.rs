@@ -156,9 +156,9 @@ impl Sampler {
         let mut acc = self.handle.take()?.join().ok()?;
         acc.read(self.root, false);
         let rss_start_kb = acc.rss_start_kb?;
-        let wall = acc
-            .seen_at
-            .map_or(Duration::ZERO, |t| t.saturating_duration_since(self.started));
+        let wall = acc.seen_at.map_or(Duration::ZERO, |t| {
+            t.saturating_duration_since(self.started)
+        });
         Some(Usage {
             rss_start_kb,
             rss_peak_kb: acc.rss_peak_kb,

@@ -333,13 +333,15 @@ mod tests {
             a(&s, "http://h:1/").unwrap(),
             "ab -k -t 10 -n 10000000 -c 100 -s 30 http://h:1/"
         );
-        let e = bare(Tool::Ab, &spec(Mode::KeepAlive), "http://h:1/", Path::new(""))
-            .unwrap_err();
+        let e = bare(
+            Tool::Ab,
+            &spec(Mode::KeepAlive),
+            "http://h:1/",
+            Path::new(""),
+        )
+        .unwrap_err();
         assert!(e.reason.contains("HTTP/1.0 only"), "{e}");
-        assert!(
-            bare(Tool::Ab, &spec(Mode::Close), "http://h:1/", Path::new(""))
-                .is_err()
-        );
+        assert!(bare(Tool::Ab, &spec(Mode::Close), "http://h:1/", Path::new("")).is_err());
         let mut s = spec(Mode::Http10);
         s.requests = Some(10);
         assert!(bare(Tool::Ab, &s, "http://h:1/", Path::new("")).is_err());

@@ -122,11 +122,15 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
         .saturating_sub(r.errors)
         .saturating_sub(in_flight);
     let socket = r.errors.saturating_sub(r.timeouts);
-    let requests = answered
-        .saturating_add(r.errors)
-        .saturating_add(unanswered);
+    let requests = answered.saturating_add(r.errors).saturating_add(unanswered);
     let duration_s = finite(r.duration).max(0.0);
-    let per_s = |n: f64| if duration_s > 0.0 { finite(n / duration_s) } else { 0.0 };
+    let per_s = |n: f64| {
+        if duration_s > 0.0 {
+            finite(n / duration_s)
+        } else {
+            0.0
+        }
+    };
     let bytes = r.throughput.total.map_or(0.0, finite);
     let ms = |v: Option<f64>| v.and_then(|v| us(v * 1000.0));
     let has = answered > 0;
@@ -187,22 +191,27 @@ mod tests {
         let a = Tool::Autocannon
             .argv(&s, "http://127.0.0.1:8080/api/private", Path::new(""))
             .unwrap();
-        assert_eq!(&a[1..], [
-            "-c",
-            "100",
-            "-d",
-            "20",
-            "-t",
-            "10",
-            "-H",
-            "Authorization=Bearer bench-token",
-            "--json",
-            "--no-progress",
-            "http://127.0.0.1:8080/api/private",
-        ]);
+        assert_eq!(
+            &a[1..],
+            [
+                "-c",
+                "100",
+                "-d",
+                "20",
+                "-t",
+                "10",
+                "-H",
+                "Authorization=Bearer bench-token",
+                "--json",
+                "--no-progress",
+                "http://127.0.0.1:8080/api/private",
+            ]
+        );
         assert!(a[0].ends_with("autocannon"), "{a:?}");
         s.duration = Some(Duration::from_millis(1500));
-        let a = Tool::Autocannon.argv(&s, "http://h:1/", Path::new("")).unwrap();
+        let a = Tool::Autocannon
+            .argv(&s, "http://h:1/", Path::new(""))
+            .unwrap();
         assert_eq!(a[4], "1.5");
         // What it cannot apply exactly.
         let refused = |s: &LoadSpec| {
@@ -216,10 +225,7 @@ mod tests {
             (Mode::Http10KeepAlive, "HTTP/1.1 only"),
             (Mode::Close, "always keeps connections alive"),
         ] {
-            let s = LoadSpec {
-                mode,
-                ..s.clone()
-            };
+            let s = LoadSpec { mode, ..s.clone() };
             assert!(refused(&s).contains(why), "{mode:?}");
         }
         let counted = LoadSpec {
@@ -251,7 +257,11 @@ mod tests {
             (Some(0), Some(3000), Some(9000))
         );
         assert_eq!((r.latency_us.p95, r.latency_us.max), (None, Some(31_000)));
-        assert_eq!(r.errors.total(), 0, "50 in flight at the end are not errors");
+        assert_eq!(
+            r.errors.total(),
+            0,
+            "50 in flight at the end are not errors"
+        );
     }
 
     #[test]

