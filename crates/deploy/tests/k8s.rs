@@ -106,7 +106,10 @@ fn the_k6_testrun_runs_e1s_script_against_a_variants_service() {
         .map(|l| format!("{}\n", l.strip_prefix("    ").unwrap_or(l)))
         .collect();
     let want = std::fs::read_to_string(root().join("scripts/k6/e1.js")).expect("scripts/k6/e1.js");
-    assert_eq!(script, want, "the ConfigMap's e1.js is not scripts/k6/e1.js");
+    assert_eq!(
+        script, want,
+        "the ConfigMap's e1.js is not scripts/k6/e1.js"
+    );
     for want in [
         "apiVersion: k6.io/v1alpha1\nkind: TestRun\n",
         "  parallelism: 4\n",
@@ -114,10 +117,14 @@ fn the_k6_testrun_runs_e1s_script_against_a_variants_service() {
         "  arguments: -e TARGET=http://server-prebuilt:8080\n",
         "    image: grafana/k6:1.1.0\n",
     ] {
-        assert!(test_run.contains(want), "the TestRun lacks {want:?}:\n{test_run}");
+        assert!(
+            test_run.contains(want),
+            "the TestRun lacks {want:?}:\n{test_run}"
+        );
     }
     assert!(
-        files["server-prebuilt.yaml"].contains("kind: Service\nmetadata:\n  name: server-prebuilt\n"),
+        files["server-prebuilt.yaml"]
+            .contains("kind: Service\nmetadata:\n  name: server-prebuilt\n"),
         "the TestRun's target has no Service"
     );
 }
