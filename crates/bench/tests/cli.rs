@@ -162,6 +162,30 @@ fn run_watched_env(
     )
 }
 
+/// `bench ARGS… --bin-dir BINS --results-dir OUT` with `env`, watched to its end
+/// ([`run_watched`]).
+fn bench_in(
+    args: &[&str],
+    (bins, out): (&Path, &Path),
+    env: &[(&str, &str)],
+    limit: Duration,
+) -> (Output, BTreeMap<i32, Seen>, Duration) {
+    let mut all = args.to_vec();
+    let (bins, out) = (bins.to_str().unwrap(), out.to_str().unwrap());
+    all.extend(["--bin-dir", bins, "--results-dir", out]);
+    run_watched_env(&all, env, limit)
+}
+
+/// The one results file in `dir`, read back through the schema's own types.
+fn only_results(dir: &Path) -> Results {
+    let files: Vec<PathBuf> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    Results::load(&files[0]).unwrap_or_else(|e| panic!("{e}"))
+}
+
 fn spawn(args: &[&str]) -> Child {
     spawn_env(args, &[])
 }
@@ -200,18 +224,16 @@ fn quick_e3_on_two_variants_writes_the_results_and_leaves_nothing_behind() {
     let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
     let bins = bin_dir();
     let out_dir = scratch("e3");
-    let (out, seen, elapsed) = run_watched(
+    let (out, seen, elapsed) = bench_in(
         &[
             "run",
             "e3",
             "--quick",
             "--servers",
             "server-prebuilt,server-hyper",
-            "--bin-dir",
-            bins.to_str().unwrap(),
-            "--results-dir",
-            out_dir.to_str().unwrap(),
         ],
+        (&bins, &out_dir),
+        &[],
         Duration::from_secs(180),
     );
     println!("bench run e3 --quick took {elapsed:.1?}");
@@ -595,7 +617,7 @@ fn target_drives_a_running_server_without_starting_or_sampling() {
     let server = serve::process::ServerProcess::start(bins.join("server-prebuilt"), &[])
         .expect("start server-prebuilt");
     let url = format!("http://{}", server.addr());
-    let (out, seen, _) = run_watched(
+    let (out, seen, _) = bench_in(
         &[
             "run",
             "e5",
@@ -604,11 +626,9 @@ fn target_drives_a_running_server_without_starting_or_sampling() {
             &url,
             "--servers",
             "server-prebuilt",
-            "--bin-dir",
-            bins.to_str().unwrap(),
-            "--results-dir",
-            out_dir.to_str().unwrap(),
         ],
+        (&bins, &out_dir),
+        &[],
         Duration::from_secs(60),
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -619,13 +639,7 @@ fn target_drives_a_running_server_without_starting_or_sampling() {
     );
     assert!(names.contains(&"loadgen"), "{names:?}");
     assert!(still_running(&seen).is_empty());
-    let file = fs::read_dir(&out_dir)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let r = Results::load(&file).unwrap();
+    let r = only_results(&out_dir);
     assert_eq!(r.target.as_deref(), Some(url.as_str()));
     assert_eq!(r.pinning, None);
     assert!(
@@ -675,13 +689,8 @@ fn a_step_that_gets_no_answer_is_invalid() {
     assert!(!out.status.success(), "a run that measured nothing passed");
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     assert!(stderr.contains("got no answer"), "{stderr}");
-    let file = fs::read_dir(&out_dir)
-        .unwrap()
-        .next()
-        .expect("the results are still written")
-        .unwrap()
-        .path();
-    let r = Results::load(&file).unwrap();
+    // The results are still written.
+    let r = only_results(&out_dir);
     let step = &r.servers[0].steps[0];
     assert!(!step.valid, "{step:?}");
     assert!(
@@ -921,7 +930,7 @@ fn e1_with_k6_end_to_end() {
     let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
     let bins = bin_dir();
     let out_dir = scratch("e1-k6");
-    let (out, seen, elapsed) = run_watched(
+    let (out, seen, elapsed) = bench_in(
         &[
             "run",
             "e1",
@@ -932,11 +941,9 @@ fn e1_with_k6_end_to_end() {
             "k6",
             "--servers",
             "server-prebuilt",
-            "--bin-dir",
-            bins.to_str().unwrap(),
-            "--results-dir",
-            out_dir.to_str().unwrap(),
         ],
+        (&bins, &out_dir),
+        &[],
         Duration::from_secs(180),
     );
     let stdout = text(&out.stdout);
@@ -945,13 +952,7 @@ fn e1_with_k6_end_to_end() {
     let names: Vec<&str> = seen.values().map(|s| s.comm.as_str()).collect();
     assert!(names.contains(&"k6"), "{names:?}");
     assert!(still_running(&seen).is_empty());
-    let path = fs::read_dir(&out_dir)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let r = Results::load(&path).unwrap();
+    let r = only_results(&out_dir);
     assert!(r.complete && r.incomplete_reason.is_none());
     assert_eq!(r.tool, "k6");
     assert!(r.versions["tool"].starts_with("k6 v"), "{:?}", r.versions);
@@ -1008,7 +1009,7 @@ fn a_tool_that_crashes_voids_its_steps_and_leaves_nothing_running() {
         fake.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let (out, seen, _) = run_watched_env(
+    let (out, seen, _) = bench_in(
         &[
             "run",
             "e3",
@@ -1017,11 +1018,8 @@ fn a_tool_that_crashes_voids_its_steps_and_leaves_nothing_running() {
             "wrk",
             "--servers",
             "server-prebuilt",
-            "--bin-dir",
-            bins.to_str().unwrap(),
-            "--results-dir",
-            out_dir.to_str().unwrap(),
         ],
+        (&bins, &out_dir),
         &[("PATH", &path)],
         Duration::from_secs(120),
     );
@@ -1033,13 +1031,7 @@ fn a_tool_that_crashes_voids_its_steps_and_leaves_nothing_running() {
         "{err}"
     );
     assert!(still_running(&seen).is_empty());
-    let file = fs::read_dir(&out_dir)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let r = Results::load(&file).unwrap();
+    let r = only_results(&out_dir);
     assert!(r.complete);
     for st in &r.servers[0].steps {
         let why = st.invalid_reason.as_deref().unwrap_or_default();
@@ -1056,13 +1048,9 @@ fn a_tool_that_crashes_voids_its_steps_and_leaves_nothing_running() {
 #[test]
 fn a_tool_that_cannot_run_is_refused_with_exit_2_before_anything_starts() {
     let bins = bin_dir();
-    let bins = bins.to_str().unwrap();
     let results = scratch("refused");
-    let res = results.to_str().unwrap();
     let refused = |args: &[&str], env: &[(&str, &str)], want: &str| {
-        let mut all = args.to_vec();
-        all.extend(["--bin-dir", bins, "--results-dir", res]);
-        let (out, seen, _) = run_watched_env(&all, env, Duration::from_secs(30));
+        let (out, seen, _) = bench_in(args, (&bins, &results), env, Duration::from_secs(30));
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
