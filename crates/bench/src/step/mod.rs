@@ -514,6 +514,8 @@ mod tests {
         // Sampled: this test's own process stands in for the server's tree.
         assert!(run.rss_kb.is_some_and(|r| r.start > 0), "{run:?}");
         assert!(run.server_cpu_s.is_some() && run.cpu_us_per_request.is_some());
+        // No usage of the tool (a recorded output): its CPU is unknown, not zero.
+        assert_eq!((run.tool_cpu_percent, run.tool_cpus), (None, Some(1)));
     }
 
     #[test]
@@ -647,6 +649,32 @@ mod tests {
         assert_eq!(run.server_cpu_s, Some(0.012));
         assert_eq!(run.server_cpu_percent, Some(0.62));
         assert_eq!(run.cpu_us_per_request, Some(2057.6));
+
+        // The tool's own CPU: bound at 90 % of the CPUs it could use.
+        let busy = |cpu_s: f64| Usage {
+            cpu_s,
+            wall_s: 2.0,
+            ..Usage::default()
+        };
+        let mut r = Run::default();
+        add_tool_usage(&mut r, Tool::K6, 2, Some(&busy(3.5)));
+        assert_eq!(
+            (r.tool_cpu_percent, r.tool_cpus, r.tool_bound),
+            (Some(175.0), Some(2), false)
+        );
+        add_tool_usage(&mut r, Tool::K6, 2, Some(&busy(3.6)));
+        assert!(r.tool_bound, "180 % of 2 CPUs");
+        // wrk -t1 uses one CPU of the two it is given.
+        let mut r = Run::default();
+        add_tool_usage(&mut r, Tool::Wrk, 2, Some(&busy(1.9)));
+        assert_eq!((r.tool_cpus, r.tool_bound), (Some(1), true));
+        // Not seen: no figure, not bound; the built-in generator's own verdict stays.
+        let mut r = Run {
+            tool_bound: true,
+            ..Run::default()
+        };
+        add_tool_usage(&mut r, Tool::Builtin, 1, None);
+        assert_eq!((r.tool_cpu_percent, r.tool_bound), (None, true));
 
         let mut r = results_for(&[step(Mode::KeepAlive)]).remove(0);
         invalidate(&mut r, "first");

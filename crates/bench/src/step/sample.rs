@@ -252,4 +252,22 @@ mod tests {
                 .is_none()
         );
     }
+
+    #[test]
+    fn a_tree_that_exits_is_measured_over_the_time_it_was_seen() {
+        // A load tool's tree: busy for about 0.4 s, then gone, while the sampler runs on.
+        let mut cmd = Command::new("timeout");
+        cmd.args(["0.4", "sh", "-c", "while :; do :; done"]);
+        procs::prepare(&mut cmd, None);
+        let mut child = cmd.spawn().unwrap();
+        let s = Sampler::start(child.id() as i32, Duration::from_millis(50));
+        let _ = child.wait();
+        std::thread::sleep(Duration::from_millis(500));
+        let u = s.finish().unwrap();
+        // The window ends at the last reading that saw it, not at finish(): its CPU percent
+        // is not diluted by the half second after it had exited.
+        assert!(u.wall_s > 0.2 && u.wall_s < 0.6, "{u:?}");
+        // One busy thread (less than a CPU when other tests share the machine).
+        assert!(u.cpu_s > 0.02 && u.cpu_s <= u.wall_s * 1.1, "{u:?}");
+    }
 }
