@@ -68,7 +68,8 @@ pub struct Results {
     pub git: Git,
     /// Versions of what took part: `bench`, `rustc`, `tool`, peers' runtimes, ….
     pub versions: BTreeMap<String, String>,
-    /// The load tool: `builtin`, `wrk`, `ab`, `oha` or `k6` (the tool adapters' names).
+    /// The load tool: `builtin`, `wrk`, `ab`, `oha`, `k6` or `autocannon` (the tool adapters'
+    /// names).
     pub tool: String,
     /// Whether the shortened (`--quick`) steps were run.
     pub quick: bool,

@@ -1,5 +1,5 @@
 //! A child the harness waits on: a load tool (the built-in generator, the `loadgen` binary
-//! with `--json`, as much as wrk, ab, oha or k6), or `cargo build`, so that every tool is
+//! with `--json`, as much as wrk, ab, oha, k6 or autocannon), or `cargo build`, so that every tool is
 //! pinned, bounded in time and killable alike. [`run`] spawns the argv
 //! [`Tool::argv`](super::tools::Tool::argv) made, collects its stdout and stderr, samples the
 //! CPU time of its whole process tree while it runs (the [`Sampler`] the server has, so the
