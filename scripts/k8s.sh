@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Generates the Kubernetes example in deploy/k8s from servers.toml: for every Rust variant
 # (the entries with `package`, as `scripts/images.sh --list` reads them) a Deployment and a
-# Service in deploy/k8s/<variant>.yaml, and deploy/k8s/loadgen-job.yaml, a Job that runs the
-# load generator against one of those Services. Never edit the files by hand: change this
-# script or servers.toml and run it again (crates/deploy's tests/k8s.rs fails when the
-# committed files differ from what it generates).
+# Service in deploy/k8s/<variant>.yaml, deploy/k8s/loadgen-job.yaml, a Job that runs the
+# load generator against one of those Services, and deploy/k8s/k6-e1-testrun.yaml, E1's k6
+# ramp (scripts/k6/e1.js, copied into a ConfigMap) as a TestRun of the k6 operator
+# (https://github.com/grafana/k6-operator) split over several runner pods, for a load that
+# outgrows one host. Never edit the files by hand: change this script, servers.toml or
+# scripts/k6/e1.js and run it again (crates/deploy's tests/k8s.rs fails when the committed
+# files differ from what it generates).
 #
 #   scripts/k8s.sh                           # rewrite deploy/k8s
 #   scripts/k8s.sh --out /tmp/k8s            # write elsewhere (the test does)
-#   scripts/k8s.sh --job-target server-hyper # the Service the Job loads (default server-prebuilt)
+#   scripts/k8s.sh --job-target server-hyper # the Service the Job and the TestRun load
+#                                            # (default server-prebuilt)
+#   scripts/k8s.sh --k6-parallelism 8        # k6 runner pods of the TestRun (default 4)
 #
 # The images are those scripts/images.sh builds (<variant>:latest, loadgen:latest with
 # --with-loadgen); load them into the cluster (kind load docker-image …, minikube image load …)
@@ -23,6 +28,7 @@ die_usage() {
 
 out=deploy/k8s
 job_target=""
+k6_parallelism=4
 while [ $# -gt 0 ]; do
     case "$1" in
         --out)
@@ -37,6 +43,12 @@ while [ $# -gt 0 ]; do
             shift
             ;;
         --job-target=*) job_target="${1#--job-target=}" ;;
+        --k6-parallelism)
+            [ $# -ge 2 ] || die_usage "--k6-parallelism needs a number"
+            k6_parallelism="$2"
+            shift
+            ;;
+        --k6-parallelism=*) k6_parallelism="${1#--k6-parallelism=}" ;;
         -h | --help)
             sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
             exit 0
@@ -57,6 +69,8 @@ if [ -z "$job_target" ]; then
 fi
 printf '%s\n' "${variants[@]}" | grep -qxF -- "$job_target" \
     || die_usage "--job-target: '$job_target' is not a Rust variant of servers.toml"
+[[ "$k6_parallelism" =~ ^[1-9][0-9]{0,2}$ ]] \
+    || die_usage "--k6-parallelism: '$k6_parallelism' is not a number from 1 to 999"
 
 mkdir -p "$out"
 # Only the files this script writes are replaced; a stale <variant>.yaml of a variant that
@@ -198,4 +212,55 @@ spec:
               drop: ["ALL"]
 EOF
 
-echo "k8s.sh: wrote ${#variants[@]} Deployment+Service file(s) and loadgen-job.yaml (target $job_target) to $out"
+# E1's ramp for the k6 operator: the script verbatim in a ConfigMap, and a TestRun whose
+# runners split every stage's VUs between them (k6 execution segments).
+{
+    cat <<EOF
+$header
+# E1's k6 ramp (scripts/k6/e1.js: 1 min -> 100 VUs, 2 min -> 500, 2 min -> 1000, 1 min -> 0;
+# thresholds p95 < 500 ms, failures < 1 %) against the $job_target Service, run by the k6
+# operator (https://github.com/grafana/k6-operator; install it first) as $k6_parallelism runner
+# pods, one per node where the cluster has them, each sending 1/$k6_parallelism of every stage's VUs.
+#   kubectl apply -f deploy/k8s/$job_target.yaml -f deploy/k8s/k6-e1-testrun.yaml
+#   kubectl get testrun k6-e1-$job_target; kubectl logs -l k6_cr=k6-e1-$job_target
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: k6-e1
+  labels:
+    app.kubernetes.io/name: k6-e1
+    app.kubernetes.io/part-of: http-reference-servers
+data:
+  e1.js: |
+EOF
+    sed 's/^\(.\)/    \1/' scripts/k6/e1.js
+    cat <<EOF
+---
+apiVersion: k6.io/v1alpha1
+kind: TestRun
+metadata:
+  name: k6-e1-$job_target
+  labels:
+    app.kubernetes.io/name: k6-e1
+    app.kubernetes.io/part-of: http-reference-servers
+spec:
+  parallelism: $k6_parallelism
+  separate: true
+  script:
+    configMap:
+      name: k6-e1
+      file: e1.js
+  arguments: -e TARGET=http://$job_target:8080
+  runner:
+    image: grafana/k6:1.1.0
+    resources:
+      requests:
+        cpu: "1"
+        memory: 512Mi
+      limits:
+        cpu: "1"
+        memory: 512Mi
+EOF
+} >"$out/k6-e1-testrun.yaml"
+
+echo "k8s.sh: wrote ${#variants[@]} Deployment+Service file(s), loadgen-job.yaml and k6-e1-testrun.yaml (target $job_target, $k6_parallelism k6 runners) to $out"

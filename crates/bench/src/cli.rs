@@ -1,5 +1,5 @@
-//! The command line (clap): `list`, `verify`, `run`, `report` and `tools compare`, and their
-//! options.
+//! The command line (clap): `list`, `verify`, `run`, `report`, `instructions`, `tools list`
+//! and `tools compare`, and their options.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -31,7 +31,7 @@ pub enum Cmd {
     /// Instructions per request of each server under callgrind (noise-free), per endpoint and
     /// mode; or check / write the committed baseline of server-prebuilt
     Instructions(InstructionsArgs),
-    /// The load tools themselves: `tools compare`
+    /// The load tools themselves: `tools list`, `tools compare`
     Tools(ToolsArgs),
     /// Each server's RSS at start and with N idle keep-alive connections open
     Idle(IdleArgs),
@@ -119,7 +119,7 @@ pub struct RunArgs {
     /// Comma-separated servers (default: every one that can run here and lists the experiment)
     #[arg(long, value_name = "A,B,…", value_delimiter = ',')]
     pub servers: Vec<String>,
-    /// The load tool: builtin, wrk, ab, oha or k6
+    /// The load tool: builtin, wrk, ab, oha, k6 or autocannon
     #[arg(long, value_name = "TOOL", default_value = "builtin")]
     pub tool: String,
     /// Repeats per step (default: the article's, 3 for E1 and E2, else 1)
@@ -178,6 +178,8 @@ pub struct ToolsArgs {
 /// The `bench tools` subcommands.
 #[derive(Subcommand, Debug)]
 pub enum ToolsCmd {
+    /// Every load tool: installed or not, where, its version, how to install it
+    List,
     /// Drive one server with several load tools at the same load, alternating them round by
     /// round, and print each tool's requests/s and p50 with its ratio to the first tool's
     Compare(CompareArgs),
@@ -189,7 +191,8 @@ pub struct CompareArgs {
     /// The server (a servers.toml name)
     #[arg(long, value_name = "NAME")]
     pub server: String,
-    /// Comma-separated load tools (builtin, wrk, ab, oha, k6); the first is the reference
+    /// Comma-separated load tools (builtin, wrk, ab, oha, k6, autocannon); the first is the
+    /// reference
     #[arg(long, value_name = "A,B,…", value_delimiter = ',', required = true)]
     pub tools: Vec<String>,
     /// Rounds; each runs every tool once, in the order given
@@ -207,6 +210,10 @@ pub struct CompareArgs {
     /// The request target
     #[arg(long, value_name = "PATH", default_value = "/")]
     pub endpoint: String,
+    /// The connections' mode: keep-alive (HTTP/1.1), close, http1.0 or http1.0-keep-alive
+    /// (ab's only modes are the HTTP/1.0 ones)
+    #[arg(long, value_name = "MODE", default_value = "keep-alive")]
+    pub mode: String,
     /// How the server is started.
     #[command(flatten)]
     pub start: StartArgs,

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use bench::cli::{Cli, Cmd, ToolsCmd};
 use bench::cmd::{idle, instructions, list, run, tools, verify};
+use bench::plan::BadInput;
 use bench::say;
 use bench::step::procs;
 use bench::step::server::Env;
@@ -27,16 +28,20 @@ fn main() -> ExitCode {
         Err(e) => {
             if let Some(&i) = e.downcast_ref::<Interrupted>() {
                 let left = procs::leftovers();
+                let results = e
+                    .downcast_ref::<run::Partial>()
+                    .map_or_else(|| "no results written".to_string(), |p| p.to_string());
                 if left.is_empty() {
-                    eprintln!(
-                        "bench: {i}: stopped every process it had started; no results written"
-                    );
+                    eprintln!("bench: {i}: stopped every process it had started; {results}");
                 } else {
                     eprintln!("bench: {i}: processes it started are still running: {left:?}");
                 }
                 return ExitCode::from(i.exit_code());
             }
             eprintln!("bench: {}", one_line(&e));
+            if e.downcast_ref::<BadInput>().is_some() {
+                return ExitCode::from(2);
+            }
             ExitCode::FAILURE
         }
     }
@@ -117,6 +122,10 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
         }
         Cmd::Idle(a) => idle::run(&Env::new(a.bin_dir), &a.names, a.connections).map(|_| ()),
         Cmd::Tools(t) => match t.command {
+            ToolsCmd::List => {
+                tools::list(&Env::new(None));
+                Ok(())
+            }
             ToolsCmd::Compare(a) => tools::compare(&Env::new(a.start.bin_dir.clone()), &a),
         },
         Cmd::Report(a) => {

@@ -6,8 +6,11 @@
 //! not answer.
 //!
 //! [`Plan::new`] reads the command line and servers.toml into a [`Plan`]; the `run` command
-//! (`cmd::run`) carries it out.
+//! (`cmd::run`) carries it out. A refusal of what the command line asked for (an unknown
+//! experiment, tool or server; a tool that is not installed or cannot apply a step) is a
+//! [`BadInput`], which the binary turns into exit status 2.
 
+use std::fmt;
 use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -20,6 +23,24 @@ use crate::experiment::{self, Experiment, Step};
 use crate::step::server::{self, Availability, Env};
 use crate::step::tools::Tool;
 use crate::step::{spec, warmup_spec};
+
+/// The command line asked for something that cannot be done (exit status 2, like a flag
+/// clap rejects), with the reason in one line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadInput(pub String);
+
+impl fmt::Display for BadInput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadInput {}
+
+/// `e` as a [`BadInput`].
+pub fn bad(e: impl fmt::Display) -> anyhow::Error {
+    anyhow::Error::new(BadInput(e.to_string()))
+}
 
 /// A run, as it will be carried out.
 #[derive(Clone, Debug)]
@@ -67,9 +88,13 @@ impl Plan {
     /// servers (those the default choice leaves out) are printed, one line each.
     pub fn new(env: &Env, args: &RunArgs) -> anyhow::Result<Plan> {
         let id = args.experiment.as_deref().unwrap_or_default();
-        let exp = experiment::find(id)
-            .ok_or_else(|| anyhow!("unknown experiment {id:?} (use {})", experiment::ids()))?;
-        let tool: Tool = args.tool.parse()?;
+        let exp = experiment::find(id).ok_or_else(|| {
+            bad(format!(
+                "unknown experiment {id:?} (use {})",
+                experiment::ids()
+            ))
+        })?;
+        let tool: Tool = args.tool.parse().map_err(bad)?;
         let steps = exp.steps(args.quick);
         let repeat = args.repeat.unwrap_or(exp.repeat);
         let loadgen = env.binary("loadgen");
@@ -128,15 +153,16 @@ pub fn refuse_unless_applicable(
                 &spec,
                 &format!("http://127.0.0.1:1{}", step.endpoint),
                 loadgen,
-            )?;
+            )
+            .map_err(bad)?;
         }
     }
     if tool != Tool::Builtin && !tool.available(loadgen) {
-        bail!(
-            "{} is not installed (no `{}` on PATH){hint}",
-            tool.name(),
-            tool.program()
-        );
+        let (place, how) = tool.install_hint();
+        return Err(bad(format!(
+            "{} is not installed (not in {place}; install: {how}){hint}",
+            tool.name()
+        )));
     }
     Ok(())
 }
@@ -213,7 +239,7 @@ pub fn find_serving<'m>(
 ) -> anyhow::Result<&'m Server> {
     let s = server::select(manifest, &[name.to_string()], |_| true)?
         .pop()
-        .ok_or_else(|| anyhow!("unknown server {name:?}"))?;
+        .ok_or_else(|| bad(format!("unknown server {name:?}")))?;
     if served(s, steps).is_empty() {
         bail!(
             "{name} does not serve {}, which {exp} requests",

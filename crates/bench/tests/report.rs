@@ -137,7 +137,8 @@ fn e3_header_and_tables() {
             "3.8",
             "3.2",
             "99.1",
-            "12.22"
+            "12.22",
+            "n/a"
         ]
     );
     assert!(
@@ -463,4 +464,79 @@ fn html_page_is_self_contained_grouped_and_marked() {
     // Fairness: bytes per response and the extra fields.
     assert!(page.contains("<h4>Fairness: the bytes each server sends</h4>"));
     assert!(page.contains("server (11 B)"), "no extra header field");
+}
+
+#[test]
+fn tool_bound_steps_and_partial_runs_are_marked() {
+    // A file from before the tool's CPU was recorded says so, and marks nothing.
+    let r = load("results-e3.json");
+    let md = markdown(&r);
+    assert!(md.contains("does not record wrk's own CPU"), "{md}");
+    assert!(!md.contains(" † |") && !md.contains("Partial run"), "{md}");
+
+    // The tool's CPU recorded: one step tool-bound, the others not.
+    let mut r = load("results-e3.json");
+    for s in &mut r.servers {
+        for st in &mut s.steps {
+            for run in st.repeats.iter_mut().chain(st.median.as_mut()) {
+                run.tool_cpu_percent = Some(40.0);
+                run.tool_cpus = Some(1);
+                if s.name == "server-prebuilt" && st.endpoint == "/" && st.step == "c100" {
+                    run.tool_cpu_percent = Some(99.5);
+                    run.tool_bound = true;
+                }
+            }
+        }
+    }
+    let md = markdown(&r);
+    let root = table(&md, "## `/`");
+    assert_eq!(cell(&root, "server-prebuilt", "req/s c100"), "81,103 †");
+    assert_eq!(cell(&root, "server-prebuilt", "req/s c1000"), "79,851");
+    assert_eq!(cell(&root, "server-prebuilt", "avg ms c100"), "2.93");
+    let sentence = md
+        .lines()
+        .find(|l| l.starts_with("**The load tool's limit, not the server's:**"))
+        .unwrap_or_else(|| panic!("no sentence in:\n{md}"));
+    assert!(
+        sentence.contains("wrk used at least 90 % of the CPUs it could use in 1 of the steps")
+            && sentence.contains("server-prebuilt / c100 (tool CPU 100 % of 1 CPU)"),
+        "{sentence}"
+    );
+    let res = table(&md, "## Resources (server process tree, median of repeats)");
+    assert_eq!(res.1[0][8], "99.5 †");
+    // The chart marks the tool-bound step's requests/s bar (its label ends in `†`).
+    let svg = svg_string(&r);
+    assert!(
+        svg.contains(" †</text>"),
+        "no tool-bound bar label in the SVG"
+    );
+
+    // No step tool-bound: the sentence names the busiest.
+    for s in &mut r.servers {
+        for st in &mut s.steps {
+            for run in st.repeats.iter_mut().chain(st.median.as_mut()) {
+                run.tool_bound = false;
+            }
+        }
+    }
+    assert!(
+        !svg_string(&r).contains(" †</text>"),
+        "a bar marked with no step tool-bound"
+    );
+    let md = markdown(&r);
+    assert!(
+        md.contains("no step was tool-bound; wrk used at most 100 % of the CPUs it could use (server-prebuilt / c100, 100 % of 1 CPU)"),
+        "{md}"
+    );
+
+    // A partial run: the banner, before anything else.
+    r.complete = false;
+    r.incomplete_reason = Some("interrupted by SIGINT after 4 of 18 step runs".into());
+    let md = markdown(&r);
+    let banner = md.lines().nth(2).unwrap_or_default();
+    assert_eq!(
+        banner,
+        "> **Partial run: interrupted by SIGINT after 4 of 18 step runs.** This file was written after the last step that finished; the steps that had not run read `n/a`, and a step's median is over the repeats it had."
+    );
+    assert!(svg_string(&r).contains("PARTIAL RUN"));
 }

@@ -84,6 +84,51 @@ fn every_rust_variant_has_its_deployment_and_service() {
     assert!(job.contains("kind: Job\n") && job.contains("image: loadgen:latest\n"));
 }
 
+/// E1's k6 ramp for the k6 operator: a ConfigMap holding `scripts/k6/e1.js` byte for byte (a
+/// literal block, indented four spaces) and a TestRun that runs it from there, split over
+/// several runners, against a variant's Service that deploy/k8s defines.
+#[test]
+fn the_k6_testrun_runs_e1s_script_against_a_variants_service() {
+    let files = yaml_files(&root().join("deploy/k8s"));
+    let text = files
+        .get("k6-e1-testrun.yaml")
+        .expect("deploy/k8s/k6-e1-testrun.yaml is missing: run scripts/k8s.sh");
+    let (config_map, test_run) = text
+        .split_once("\n---\n")
+        .expect("two documents: the ConfigMap, then the TestRun");
+    assert!(config_map.contains("kind: ConfigMap\nmetadata:\n  name: k6-e1\n"));
+    let block = config_map
+        .split_once("  e1.js: |\n")
+        .expect("the script as a literal block")
+        .1;
+    let script: String = block
+        .lines()
+        .map(|l| format!("{}\n", l.strip_prefix("    ").unwrap_or(l)))
+        .collect();
+    let want = std::fs::read_to_string(root().join("scripts/k6/e1.js")).expect("scripts/k6/e1.js");
+    assert_eq!(
+        script, want,
+        "the ConfigMap's e1.js is not scripts/k6/e1.js"
+    );
+    for want in [
+        "apiVersion: k6.io/v1alpha1\nkind: TestRun\n",
+        "  parallelism: 4\n",
+        "  script:\n    configMap:\n      name: k6-e1\n      file: e1.js\n",
+        "  arguments: -e TARGET=http://server-prebuilt:8080\n",
+        "    image: grafana/k6:1.1.0\n",
+    ] {
+        assert!(
+            test_run.contains(want),
+            "the TestRun lacks {want:?}:\n{test_run}"
+        );
+    }
+    assert!(
+        files["server-prebuilt.yaml"]
+            .contains("kind: Service\nmetadata:\n  name: server-prebuilt\n"),
+        "the TestRun's target has no Service"
+    );
+}
+
 /// `scripts/images.sh --list` (an awk reading of servers.toml) agrees with the manifest crate
 /// on the Rust variants and their analogues.
 #[test]
@@ -116,6 +161,8 @@ fn the_scripts_reject_bad_input_in_one_line() {
         ("images.sh", &["--only"]),
         ("k8s.sh", &["--job-target", "server-nonesuch"]),
         ("k8s.sh", &["--bogus"]),
+        ("k8s.sh", &["--k6-parallelism", "0"]),
+        ("k8s.sh", &["--k6-parallelism", "many"]),
     ] {
         let out = Command::new(root().join("scripts").join(script))
             .args(args)

@@ -1,6 +1,7 @@
 //! `bench list`: every entry of servers.toml, whether it can run here (binary built or
 //! buildable, or a peer's runtime and files found, or what is missing), its style, what it is
-//! the analogue of, its usual port and its experiments.
+//! the analogue of, its usual port and its experiments; then every load tool, installed or
+//! not, with its version (`bench tools list`).
 
 use crate::step::server::{Availability, Env, availability};
 use crate::term::table::Table;
@@ -47,6 +48,8 @@ pub fn run(env: &Env) -> anyhow::Result<()> {
         ]);
     }
     crate::term::out::text(&t);
+    crate::say!("\nload tools (bench tools list):");
+    crate::term::out::text(super::tools::tools_table(env));
     Ok(())
 }
 

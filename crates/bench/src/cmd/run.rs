@@ -8,10 +8,17 @@
 //! alternating them, so that a slow phase of the machine does not fall on one server only.
 //! A signal or an error unwinds through the guards, which stop everything started.
 //!
+//! The results file is written after every finished step (atomically: [`Results::save`]),
+//! with `"complete": false` and the progress in `incomplete_reason` until the run ends, so a
+//! run interrupted at minute 29 keeps the steps of its first 28 minutes: the error then
+//! carries a [`Partial`] that says where they are, and the exit status still says what
+//! stopped the run.
+//!
 //! With `--target URL` the same steps drive a server that is already running: nothing is
 //! built but the built-in generator, nothing is pinned or sampled, and the JSON says so.
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
@@ -21,9 +28,10 @@ use crate::cli::RunArgs;
 use crate::experiment::{self, Step};
 use crate::plan::{Plan, Subjects, Target, unserved};
 use crate::results::provenance::{self, Git, Machine};
-use crate::results::{Pinning, Results, ServerKind, ServerResult, StepResult, timestamp};
+use crate::results::{Pinning, Results, ServerKind, ServerResult, timestamp};
 use crate::step::pin::{self, CpuSet};
 use crate::step::server::{self, Env};
+use crate::step::signals::Interrupted;
 use crate::step::tools::Tool;
 use crate::step::{self, Load, Spawn, Subject, signals};
 use crate::term::progress::Progress;
@@ -37,6 +45,102 @@ pub struct Outcome {
     /// Problems that did not stop the run (a server that died during a step, a tool that
     /// failed), one line each.
     pub problems: Vec<String>,
+}
+
+/// The results of a run that stopped before its end (a signal, an error), as far as they
+/// got: the context of that run's error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Partial {
+    /// The results file (`"complete": false`).
+    pub path: PathBuf,
+    /// Step runs (a step on a server, once) finished and in the file.
+    pub done: usize,
+    /// Step runs the whole run would have made.
+    pub total: usize,
+}
+
+impl fmt::Display for Partial {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "results so far ({} of {} step runs) written to {}",
+            self.done,
+            self.total,
+            self.path.display()
+        )
+    }
+}
+
+/// Where a run's results go, written again after every finished step.
+struct Checkpoint {
+    dir: PathBuf,
+    /// The file, once the first step finished.
+    path: Option<PathBuf>,
+    done: usize,
+    total: usize,
+}
+
+impl Checkpoint {
+    fn new(dir: &Path, total: usize) -> Checkpoint {
+        Checkpoint {
+            dir: dir.to_path_buf(),
+            path: None,
+            done: 0,
+            total,
+        }
+    }
+
+    /// Writes `results` as they are: medians of the repeats so far, `complete` when `reason`
+    /// is `None`.
+    fn save(&mut self, results: &mut Results, reason: Option<String>) -> anyhow::Result<PathBuf> {
+        for s in &mut results.servers {
+            for step in &mut s.steps {
+                step.finish();
+            }
+        }
+        results.finished_utc = timestamp::utc_now();
+        results.complete = reason.is_none();
+        results.incomplete_reason = reason;
+        let path = match &self.path {
+            Some(p) => {
+                results.save(p)?;
+                p.clone()
+            }
+            None => results.write(&self.dir)?,
+        };
+        self.path = Some(path.clone());
+        Ok(path)
+    }
+
+    /// One more step run finished: the file now holds it.
+    fn step_done(&mut self, results: &mut Results) -> anyhow::Result<()> {
+        self.done += 1;
+        let reason = format!("running: {} of {} step runs done", self.done, self.total);
+        self.save(results, Some(reason))
+            .context("cannot write the results")?;
+        Ok(())
+    }
+
+    /// The run stopped with `e`: the file (if any step finished) says why, and the error
+    /// says where the file is.
+    fn abandon(&mut self, results: &mut Results, e: anyhow::Error) -> anyhow::Error {
+        if self.path.is_none() {
+            return e;
+        }
+        let why = match e.downcast_ref::<Interrupted>() {
+            Some(i) => i.to_string(),
+            None => format!("stopped by an error ({})", e.root_cause()),
+        };
+        let reason = format!("{why} after {} of {} step runs", self.done, self.total);
+        match self.save(results, Some(reason)) {
+            Ok(path) => e.context(Partial {
+                path,
+                done: self.done,
+                total: self.total,
+            }),
+            Err(w) => e.context(format!("and the results could not be written: {w}")),
+        }
+    }
 }
 
 /// Prints the experiments (`bench run --list`).
@@ -118,6 +222,8 @@ impl Run<'_> {
             title: p.exp.title.to_string(),
             started_utc: timestamp::utc_now(),
             finished_utc: String::new(),
+            complete: false,
+            incomplete_reason: Some("running: no step done yet".into()),
             command,
             machine: Machine::detect(),
             git: Git::detect(&self.env.root),
@@ -192,38 +298,50 @@ impl Run<'_> {
         let mut progress = Progress::new();
         progress.run_length(p.exp.estimate(p.quick) * (chosen.len() as u32) * p.repeat);
         let load_cpus = cpus.as_ref().map(|c| &c.load);
+        let total = chosen.iter().map(|(_, st)| st.len()).sum::<usize>() * p.repeat as usize;
+        let mut ckpt = Checkpoint::new(&args.results_dir, total);
         let mut problems = Vec::new();
-        for r in 1..=p.repeat {
-            for (i, (s, steps)) in chosen.iter().enumerate() {
-                signals::check()?;
-                let label = format!("{} r{r}/{}", s.name, p.repeat);
-                progress.phase(format!("{label}: starting"), None);
-                let mut running = server::start(
-                    s,
-                    self.env,
-                    args.start.port,
-                    cpus.as_ref().map(|c| &c.server),
-                )?;
-                results.servers[i].command = running.command.clone();
-                let addr = running.addr;
-                let failed = self.steps(
-                    Subject::new(addr, Some(&mut running)),
-                    steps,
-                    &mut results.servers[i].steps,
-                    load_cpus,
-                    &mut progress,
-                    &label,
-                )?;
-                problems.extend(failed.into_iter().map(|f| format!("{}: {f}", s.name)));
-                progress.phase(format!("{label}: stopping"), None);
-                let left = running.stop();
-                if !left.is_empty() {
-                    bail!("{} left processes behind after stopping: {left:?}", s.name);
+        let mut all = || -> anyhow::Result<()> {
+            for r in 1..=p.repeat {
+                for (i, (s, steps)) in chosen.iter().enumerate() {
+                    signals::check()?;
+                    let label = format!("{} r{r}/{}", s.name, p.repeat);
+                    progress.phase(format!("{label}: starting"), None);
+                    let mut running = server::start(
+                        s,
+                        self.env,
+                        args.start.port,
+                        cpus.as_ref().map(|c| &c.server),
+                    )?;
+                    results.servers[i].command = running.command.clone();
+                    let addr = running.addr;
+                    let failed = self.steps(
+                        Subject::new(addr, Some(&mut running)),
+                        steps,
+                        (&mut results, i),
+                        &mut ckpt,
+                        load_cpus,
+                        &mut progress,
+                        &label,
+                    )?;
+                    problems.extend(failed.into_iter().map(|f| format!("{}: {f}", s.name)));
+                    progress.phase(format!("{label}: stopping"), None);
+                    let left = running.stop();
+                    if !left.is_empty() {
+                        bail!("{} left processes behind after stopping: {left:?}", s.name);
+                    }
                 }
             }
-        }
+            // A signal that came while the last server stopped still stops the run.
+            signals::check()?;
+            Ok(())
+        };
+        let done = all();
         progress.finish();
-        finish(results, &args.results_dir, problems)
+        match done {
+            Ok(()) => finish(results, ckpt, problems),
+            Err(e) => Err(ckpt.abandon(&mut results, e)),
+        }
     }
 
     /// The CPU split of a local run (`None`: not pinned, and the notes say why), with the
@@ -298,30 +416,43 @@ impl Run<'_> {
         results.servers.push(entry);
         let mut progress = Progress::new();
         progress.run_length(p.exp.estimate(p.quick) * p.repeat);
+        let mut ckpt = Checkpoint::new(&args.results_dir, steps.len() * p.repeat as usize);
         let mut problems = Vec::new();
-        for r in 1..=p.repeat {
-            let label = format!("{base} r{r}/{}", p.repeat);
-            let failed = self.steps(
-                Subject::new(target.addr, None),
-                steps,
-                &mut results.servers[0].steps,
-                None,
-                &mut progress,
-                &label,
-            )?;
-            problems.extend(failed);
-        }
+        let mut all = || -> anyhow::Result<()> {
+            for r in 1..=p.repeat {
+                let label = format!("{base} r{r}/{}", p.repeat);
+                let failed = self.steps(
+                    Subject::new(target.addr, None),
+                    steps,
+                    (&mut results, 0),
+                    &mut ckpt,
+                    None,
+                    &mut progress,
+                    &label,
+                )?;
+                problems.extend(failed);
+            }
+            signals::check()?;
+            Ok(())
+        };
+        let done = all();
         progress.finish();
-        finish(results, &args.results_dir, problems)
+        match done {
+            Ok(()) => finish(results, ckpt, problems),
+            Err(e) => Err(ckpt.abandon(&mut results, e)),
+        }
     }
 
-    /// Runs every step against one server, appending one repeat to each step result.
-    /// Returns the problems that invalidated steps without stopping the run.
+    /// Runs every step against one server (`results.servers[server]`), appending one repeat
+    /// to each step result and writing the results after each. Returns the problems that
+    /// invalidated steps without stopping the run.
+    #[allow(clippy::too_many_arguments)]
     fn steps(
         &self,
         mut subject: Subject<'_>,
         steps: &[Step],
-        out: &mut [StepResult],
+        (results, server): (&mut Results, usize),
+        ckpt: &mut Checkpoint,
         load_cpus: Option<&CpuSet>,
         progress: &mut Progress,
         label: &str,
@@ -334,38 +465,36 @@ impl Run<'_> {
             tool: self.plan.tool,
             loadgen: &self.plan.loadgen,
             quick: self.plan.quick,
+            cpus: load_cpus.map_or_else(step::cpus_allowed, |c| c.0.len().max(1)),
             launch: &mut spawn,
         };
         let mut problems = Vec::new();
         let n = steps.len();
-        for (k, (step, result)) in steps.iter().zip(out.iter_mut()).enumerate() {
+        for (k, step) in steps.iter().enumerate() {
             let what = format!("{label}: {} {} ({}/{n})", step.endpoint, step.id, k + 1);
             problems.extend(step::run(
                 &mut load,
                 &mut subject,
                 step,
-                result,
+                &mut results.servers[server].steps[k],
                 progress,
                 &what,
             )?);
+            ckpt.step_done(results)?;
         }
         Ok(problems)
     }
 }
 
-/// Medians and spreads, the finish time, the file, the summary on stdout.
-fn finish(mut results: Results, dir: &Path, problems: Vec<String>) -> anyhow::Result<Outcome> {
-    // A signal that came while the last server stopped still means: no results.
-    signals::check()?;
-    for s in &mut results.servers {
-        for step in &mut s.steps {
-            step.finish();
-        }
-    }
-    results.finished_utc = timestamp::utc_now();
-    let path = results
-        .write(dir)
-        .with_context(|| "cannot write the results".to_string())?;
+/// Medians and spreads, the finish time, the file (now complete), the summary on stdout.
+fn finish(
+    mut results: Results,
+    mut ckpt: Checkpoint,
+    problems: Vec<String>,
+) -> anyhow::Result<Outcome> {
+    let path = ckpt
+        .save(&mut results, None)
+        .context("cannot write the results")?;
     print_summary(&results);
     Ok(Outcome { path, problems })
 }
@@ -384,6 +513,7 @@ fn print_summary(results: &Results) {
         "RSS peak MiB",
         "CPU %",
         "CPU µs/req",
+        "tool CPU %",
         "note",
     ]);
     let ms = |us: Option<u64>| us.map_or("-".to_string(), |v| format!("{:.2}", v as f64 / 1000.0));
@@ -393,7 +523,7 @@ fn print_summary(results: &Results) {
             let note = step.invalid_reason.clone().unwrap_or_default();
             let Some(m) = &step.median else {
                 let mut row = vec![s.name.clone(), step.endpoint.clone(), step.step.clone()];
-                row.extend(std::iter::repeat_n("-".to_string(), 8));
+                row.extend(std::iter::repeat_n("-".to_string(), 9));
                 row.push(note);
                 t.row(row);
                 continue;
@@ -402,7 +532,11 @@ fn print_summary(results: &Results) {
                 s.name.clone(),
                 step.endpoint.clone(),
                 step.step.clone(),
-                format!("{:.0}", m.requests_per_s),
+                format!(
+                    "{:.0}{}",
+                    m.requests_per_s,
+                    if m.tool_bound { " †" } else { "" }
+                ),
                 ms(m.latency_us.p50),
                 ms(m.latency_us.p99),
                 m.errors.total().to_string(),
@@ -411,9 +545,27 @@ fn print_summary(results: &Results) {
                     .map_or("-".into(), |r| format!("{:.1}", r.peak as f64 / 1024.0)),
                 opt(m.server_cpu_percent, 0),
                 opt(m.cpu_us_per_request, 2),
+                opt(m.tool_cpu_percent, 0),
                 note,
             ]);
         }
     }
     crate::term::out::text(&t);
+    if let Some(line) = tool_bound_footnote(results) {
+        crate::say!("{line}");
+    }
+}
+
+/// `† tool-bound: …`, the footnote of the summary's marked rows; `None` when none is marked.
+pub fn tool_bound_footnote(results: &Results) -> Option<String> {
+    let bound = results.tool_bound_steps();
+    if bound.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = bound.iter().map(|b| b.describe()).collect();
+    Some(format!(
+        "† tool-bound: {} used at least 90 % of the CPUs it could use, so these req/s are its limit, not the server's: {}",
+        results.tool,
+        list.join("; ")
+    ))
 }

@@ -1,26 +1,29 @@
+//! `bench tools list`: every load tool, whether it is installed (and where), its version and
+//! how this workspace installs it.
+//!
 //! `bench tools compare`: one server driven by several load tools at the same load, the
 //! tools alternating round by round, so that what differs between their figures is the
 //! tool, not the server or a slow phase of the machine. For each round and tool it prints
-//! requests/s, p50 and p99, the server's CPU per request, the 1-minute load average, and the
-//! requests/s and p50 ratios to the first tool of the same round; then the medians over the
-//! rounds.
+//! requests/s, p50 and p99, the server's CPU per request, the tool's own CPU (its whole
+//! process tree) and whether that made it the bottleneck (`†`), the 1-minute load average,
+//! and the requests/s and p50 ratios to the first tool of the same round; then the medians
+//! over the rounds.
 //!
 //! Nothing here is a copy of `bench run`: the server is started by [`server::start`] (pinned
 //! to the server CPUs, stopped by its guard), every run is one [`step::run`] (warm-up,
 //! measured run, /proc sampling of the server, the tool's output parsed by its adapter in
 //! [`crate::step::tools`]), and the tools are refused before anything starts by the same
 //! check as `bench run`'s. Another tool is one more [`Tool`] adapter; another figure per
-//! tool (its own CPU, say, measured by the [`Launch`](crate::step::Launch) that runs it) is
-//! one more field of [`Measured`] and one more column.
+//! tool is one more field of [`Run`] and one more column.
 
-use anyhow::{anyhow, bail};
+use anyhow::bail;
 
 use crate::cli::CompareArgs;
 use crate::experiment::{Step, TOKEN, Warmup};
-use crate::plan::{find_serving, refuse_unless_applicable};
+use crate::plan::{bad, find_serving, refuse_unless_applicable};
 use crate::results::{Run, StepResult};
 use crate::step::server::{self, Availability, Env};
-use crate::step::tools::{Mode, Tool};
+use crate::step::tools::{Mode, TOOLS, Tool};
 use crate::step::{self, Load, Spawn, Subject, pin, signals};
 use crate::term::progress::Progress;
 use crate::term::table::Table;
@@ -40,10 +43,44 @@ pub struct Measured {
     pub load1: Option<f64>,
 }
 
+/// Prints `bench tools list`: one row per tool (installed or not, where, version, how to
+/// install it).
+pub fn list(env: &Env) {
+    crate::term::out::text(tools_table(env));
+}
+
+/// The table of `bench tools list` (also the end of `bench list`).
+pub fn tools_table(env: &Env) -> Table {
+    let loadgen = env.binary("loadgen");
+    let mut t = Table::new(&[
+        "tool",
+        "installed",
+        "version",
+        "found at / looked in; install",
+    ]);
+    for tool in TOOLS {
+        let at = tool.locate(&loadgen);
+        let version = at.as_ref().and_then(|_| tool.version(&loadgen));
+        t.row(vec![
+            tool.name().to_string(),
+            if at.is_some() { "yes" } else { "no" }.to_string(),
+            version.unwrap_or_else(|| "-".into()),
+            match &at {
+                Some(p) => p.display().to_string(),
+                None => {
+                    let (place, how) = tool.install_hint();
+                    format!("{place}; {how}")
+                }
+            },
+        ]);
+    }
+    t
+}
+
 /// Runs `bench tools compare` as `args` says.
 pub fn compare(env: &Env, args: &CompareArgs) -> anyhow::Result<()> {
     let tools = parse_tools(&args.tools)?;
-    let step = step_of(args);
+    let step = step_of(args)?;
     let manifest = env.manifest()?;
     let entry = find_serving(
         &manifest,
@@ -81,13 +118,14 @@ pub fn compare(env: &Env, args: &CompareArgs) -> anyhow::Result<()> {
     )?;
     let addr = running.addr;
     crate::say!(
-        "{} at {addr}, pinned to {}; tools pinned to {}; {} keep-alive connections on {} for {} s after a {} s warm-up, {} round(s)",
+        "{} at {addr}, pinned to {}; tools pinned to {}; {} {} connections on {} for {} s after a {} s warm-up, {} round(s)",
         entry.name,
         cpus.as_ref()
             .map_or("-".to_string(), |c| format!("CPU(s) {:?}", c.server.0)),
         cpus.as_ref()
             .map_or("-".to_string(), |c| format!("CPU(s) {:?}", c.load.0)),
         step.connections,
+        step.mode.name(),
         step.endpoint,
         args.duration.as_secs_f64(),
         args.warmup.as_secs_f64(),
@@ -105,6 +143,9 @@ pub fn compare(env: &Env, args: &CompareArgs) -> anyhow::Result<()> {
         cwd: &env.root,
         cpus: cpus.as_ref().map(|c| &c.load),
     };
+    let given = cpus
+        .as_ref()
+        .map_or_else(step::cpus_allowed, |c| c.load.0.len().max(1));
     let mut progress = Progress::new();
     progress.run_length((args.duration + args.warmup) * args.rounds * tools.len() as u32);
     let mut subject = Subject::new(addr, Some(&mut running));
@@ -117,6 +158,7 @@ pub fn compare(env: &Env, args: &CompareArgs) -> anyhow::Result<()> {
                 tool,
                 loadgen: &loadgen,
                 quick: false,
+                cpus: given,
                 launch: &mut spawn,
             };
             let mut result = step::results_for(std::slice::from_ref(&step)).remove(0);
@@ -148,6 +190,9 @@ pub fn compare(env: &Env, args: &CompareArgs) -> anyhow::Result<()> {
         tools[0]
     );
     crate::term::out::text(medians_table(&rows, &tools));
+    crate::say!(
+        "† tool-bound: the tool used at least 90 % of the CPUs it could use ({given} given; 1 for wrk -t1, ab and autocannon), so its req/s is its own limit"
+    );
     match problems.as_slice() {
         [] => Ok(()),
         [one] => bail!("a run could not be measured: {one}"),
@@ -163,38 +208,45 @@ pub fn compare(env: &Env, args: &CompareArgs) -> anyhow::Result<()> {
 fn parse_tools(names: &[String]) -> anyhow::Result<Vec<Tool>> {
     let mut tools: Vec<Tool> = Vec::new();
     for name in names {
-        let tool: Tool = name.parse()?;
+        let tool: Tool = name.parse().map_err(bad)?;
         if tools.contains(&tool) {
-            bail!("{tool} is named twice in --tools");
+            return Err(bad(format!("{tool} is named twice in --tools")));
         }
         tools.push(tool);
     }
     if tools.len() < 2 {
-        return Err(anyhow!("--tools needs at least two tools to compare"));
+        return Err(bad("--tools needs at least two tools to compare"));
     }
     Ok(tools)
 }
 
-/// The one step every tool runs: keep-alive connections on the endpoint for the duration,
-/// after a warm-up of the same load (`/api/private` with the token it accepts).
-fn step_of(args: &CompareArgs) -> Step {
+/// The one step every tool runs: `--mode` connections (keep-alive HTTP/1.1 by default) on
+/// the endpoint for the duration, after a warm-up of the same load (`/api/private` with the
+/// token it accepts).
+fn step_of(args: &CompareArgs) -> anyhow::Result<Step> {
+    let mode = Mode::parse(&args.mode).ok_or_else(|| {
+        bad(format!(
+            "unknown --mode {:?}: keep-alive, close, http1.0 or http1.0-keep-alive",
+            args.mode
+        ))
+    })?;
     let path = args.endpoint.split('?').next().unwrap_or_default();
     let headers = if path == "/api/private" {
         vec![("Authorization".to_string(), format!("Bearer {TOKEN}"))]
     } else {
         Vec::new()
     };
-    Step {
+    Ok(Step {
         id: format!("c{}", args.connections),
         endpoint: args.endpoint.clone(),
         connections: usize::try_from(args.connections).unwrap_or(usize::MAX),
         duration: Some(args.duration),
         requests: None,
-        mode: Mode::KeepAlive,
+        mode,
         timeout: std::time::Duration::from_secs(60),
         headers,
         warmup: Warmup::For(args.warmup),
-    }
+    })
 }
 
 fn measured(round: u32, tool: Tool, result: StepResult) -> Measured {
@@ -241,6 +293,15 @@ fn p50(run: &Run) -> Option<f64> {
     run.latency_us.p50.map(|v| v as f64)
 }
 
+/// Requests/s, with `†` when the tool was the bottleneck.
+fn rps_cell(run: Option<&Run>) -> String {
+    match run {
+        Some(r) if r.tool_bound => format!("{:.0}†", r.requests_per_s),
+        Some(r) => format!("{:.0}", r.requests_per_s),
+        None => "-".into(),
+    }
+}
+
 fn fixed(v: Option<f64>, decimals: usize) -> String {
     v.map_or("-".to_string(), |v| format!("{v:.decimals$}"))
 }
@@ -254,6 +315,7 @@ pub fn rounds_table(rows: &[Measured], tools: &[Tool]) -> Table {
         "p50 µs",
         "p99 µs",
         "server CPU µs/req",
+        "tool CPU %",
         "load1",
         "req/s ratio",
         "p50 ratio",
@@ -264,10 +326,11 @@ pub fn rounds_table(rows: &[Measured], tools: &[Tool]) -> Table {
         t.row(vec![
             row.round.to_string(),
             row.tool.name().to_string(),
-            fixed(run.map(|r| r.requests_per_s), 0),
+            rps_cell(run),
             fixed(run.and_then(p50), 0),
             fixed(run.and_then(|r| r.latency_us.p99.map(|v| v as f64)), 0),
             fixed(run.and_then(|r| r.cpu_us_per_request), 2),
+            fixed(run.and_then(|r| r.tool_cpu_percent), 0),
             fixed(row.load1, 2),
             fixed(ratio(rows, tools, row, rps), 3),
             fixed(ratio(rows, tools, row, p50), 3),
@@ -284,6 +347,8 @@ pub fn medians_table(rows: &[Measured], tools: &[Tool]) -> Table {
         "rounds",
         "req/s",
         "p50 µs",
+        "tool CPU %",
+        "tool-bound",
         "req/s ratio",
         "p50 ratio",
     ]);
@@ -298,6 +363,15 @@ pub fn medians_table(rows: &[Measured], tools: &[Tool]) -> Table {
             format!("{}/{}", valid.len(), mine.len()),
             fixed(median(valid.iter().map(|r| r.requests_per_s).collect()), 0),
             fixed(median(valid.iter().filter_map(|r| p50(r)).collect()), 0),
+            fixed(
+                median(valid.iter().filter_map(|r| r.tool_cpu_percent).collect()),
+                0,
+            ),
+            format!(
+                "{}/{}",
+                valid.iter().filter(|r| r.tool_bound).count(),
+                valid.len()
+            ),
             fixed(of(&|r| ratio(rows, tools, r, rps)), 3),
             fixed(of(&|r| ratio(rows, tools, r, p50)), 3),
         ]);
@@ -353,6 +427,12 @@ mod tests {
             },
             row(3, Tool::Builtin, 130.0, 300),
         ];
+        let mut rows = rows;
+        // Round 2's wrk was tool-bound.
+        if let Some(r) = rows[2].run.as_mut() {
+            r.tool_cpu_percent = Some(99.0);
+            r.tool_bound = true;
+        }
         let ratio = |i: usize, get| super::ratio(&rows, &tools, &rows[i], get);
         assert_eq!(ratio(0, rps), Some(1.0));
         assert_eq!(ratio(1, rps), Some(1.2));
@@ -366,10 +446,13 @@ mod tests {
         assert_eq!(
             cells,
             [
-                "1", "builtin", "120", "330", "-", "-", "0.50", "1.200", "1.100"
+                "1", "builtin", "120", "330", "-", "-", "-", "0.50", "1.200", "1.100"
             ],
             "{text}"
         );
+        let cells: Vec<&str> = lines[4].split_whitespace().collect();
+        assert_eq!(&cells[..3], ["2", "wrk", "50†"], "{text}");
+        assert_eq!(cells[6], "99", "{text}");
         assert!(lines[6].ends_with("wrk failed"), "{text}");
         let m = medians_table(&rows, &tools).to_string();
         let builtin = m.lines().find(|l| l.starts_with("builtin")).unwrap();
@@ -377,12 +460,16 @@ mod tests {
         // Medians of 120/55/130 and of the ratios 1.2 and 1.1 (round 3 has none).
         assert_eq!(
             cells,
-            ["builtin", "3/3", "120", "330", "1.150", "1.050"],
+            ["builtin", "3/3", "120", "330", "-", "0/3", "1.150", "1.050"],
             "{m}"
         );
         let wrk = m.lines().find(|l| l.starts_with("wrk")).unwrap();
         let cells: Vec<&str> = wrk.split_whitespace().collect();
-        assert_eq!(cells, ["wrk", "2/3", "75", "450", "1.000", "1.000"], "{m}");
+        assert_eq!(
+            cells,
+            ["wrk", "2/3", "75", "450", "99", "1/2", "1.000", "1.000"],
+            "{m}"
+        );
     }
 
     #[test]

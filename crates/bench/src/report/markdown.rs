@@ -1,7 +1,9 @@
 //! The markdown report: a header (experiment, date, machine, git revision, tool and the exact
-//! flags of a step, the command), then the experiment's tables shaped like its article's,
-//! then resources, spread, invalid steps and the tools' caveats (see the [report](super)
-//! module for what each table holds).
+//! flags of a step, the command; a banner first when the run is partial), a sentence on
+//! which figures are the load tool's limit rather than the server's, then the experiment's
+//! tables shaped like its article's (a tool-bound step's requests/s marked `†`), then
+//! resources (the tool's CPU beside the server's), spread, invalid steps and the tools'
+//! caveats (see the [report](super) module for what each table holds).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -14,16 +16,19 @@ use super::{endpoints, find, step_ids, thousands};
 type ShowFn = Box<dyn Fn(&Run) -> Option<String>>;
 
 /// One column of a table: its header, the step it reads, and what it shows of the step's
-/// median run (`None` shows as `n/a`).
+/// median run (`None` shows as `n/a`); a requests/s column (`rate`) marks a tool-bound step
+/// with `†`.
 struct Col {
     header: String,
     step: String,
     show: ShowFn,
+    rate: bool,
 }
 
 impl Col {
     fn new(header: String, step: &str, show: impl Fn(&Run) -> Option<String> + 'static) -> Col {
         Col {
+            rate: header.starts_with("req/s"),
             header,
             step: step.to_string(),
             show: Box::new(show),
@@ -35,6 +40,7 @@ impl Col {
 pub fn markdown(r: &Results) -> String {
     let mut out = String::new();
     header(&mut out, r);
+    tool_limit(&mut out, r);
     let endpoints = endpoints(r);
     match r.experiment.as_str() {
         "e4" => {
@@ -55,7 +61,11 @@ pub fn markdown(r: &Results) -> String {
                 let _ = writeln!(out, "## {title}\n");
                 let cols = steps
                     .iter()
-                    .map(|(e, s)| (e.as_str(), Col::new(s.clone(), s, show)))
+                    .map(|(e, s)| {
+                        let mut c = Col::new(s.clone(), s, show);
+                        c.rate = title == "Requests/s";
+                        (e.as_str(), c)
+                    })
                     .collect::<Vec<_>>();
                 table(&mut out, r, &cols);
             }
@@ -150,6 +160,16 @@ fn columns(id: &str, steps: &[String]) -> Vec<Col> {
 
 fn header(out: &mut String, r: &Results) {
     let _ = writeln!(out, "# {}: {}\n", r.experiment.to_uppercase(), r.title);
+    if !r.complete {
+        let _ = writeln!(
+            out,
+            "> **Partial run: {}.** This file was written after the last step that finished; \
+             the steps that had not run read `n/a`, and a step's median is over the repeats it had.\n",
+            r.incomplete_reason
+                .as_deref()
+                .unwrap_or("it did not finish")
+        );
+    }
     let m = &r.machine;
     let mut lines = vec![
         format!("Date: {} to {}", r.started_utc, r.finished_utc),
@@ -217,6 +237,59 @@ fn header(out: &mut String, r: &Results) {
     out.push('\n');
 }
 
+/// The sentence that says which figures are the load tool's limit rather than the server's.
+fn tool_limit(out: &mut String, r: &Results) {
+    let bound = r.tool_bound_steps();
+    let tool = &r.tool;
+    let medians = || {
+        r.servers
+            .iter()
+            .flat_map(|s| s.steps.iter().map(move |st| (s, st)))
+            .filter_map(|(s, st)| Some((s, st, st.median.as_ref()?)))
+    };
+    let busiest = medians()
+        .filter_map(|(s, st, m)| {
+            let share = m.tool_cpu_percent? / m.tool_cpus.unwrap_or(1).max(1) as f64;
+            Some((share, s, st, m))
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    let sentence = if !bound.is_empty() {
+        let list: Vec<String> = bound.iter().map(|b| b.describe()).collect();
+        format!(
+            "**The load tool's limit, not the server's:** {tool} used at least 90 % of the CPUs \
+             it could use in {} of the steps below, so their requests/s (marked †) are the most \
+             {tool} could send on this machine, and the server may do more: {}.",
+            bound.len(),
+            list.join("; ")
+        )
+    } else if let Some((share, s, st, m)) = busiest {
+        format!(
+            "**The load tool's limit:** no step was tool-bound; {tool} used at most {:.0} % of \
+             the CPUs it could use ({} {} {}, {:.0} % of {} CPU{}), so the requests/s below are \
+             the servers' own.",
+            share,
+            s.name,
+            st.endpoint,
+            st.step,
+            m.tool_cpu_percent.unwrap_or(0.0),
+            m.tool_cpus.unwrap_or(1),
+            if m.tool_cpus.unwrap_or(1) == 1 {
+                ""
+            } else {
+                "s"
+            }
+        )
+    } else if medians().next().is_some() {
+        format!(
+            "**The load tool's limit:** this file does not record {tool}'s own CPU (it was written \
+             before bench measured it), so it cannot say which figures {tool} capped."
+        )
+    } else {
+        return;
+    };
+    let _ = writeln!(out, "{sentence}\n");
+}
+
 /// A table: one row per server, a column per `Col` (each of the endpoint it names).
 fn table(out: &mut String, r: &Results, cols: &[(&str, Col)]) {
     let mut head = vec!["Server".to_string(), "Analogue of".to_string()];
@@ -231,7 +304,14 @@ fn table(out: &mut String, r: &Results, cols: &[(&str, Col)]) {
                 Some(st) if !st.valid => "invalid".to_string(),
                 Some(st) => match &st.median {
                     None => "n/a".to_string(),
-                    Some(run) => (c.show)(run).unwrap_or_else(|| "n/a".to_string()),
+                    Some(run) => {
+                        let cell = (c.show)(run).unwrap_or_else(|| "n/a".to_string());
+                        if c.rate && run.tool_bound {
+                            format!("{cell} †")
+                        } else {
+                            cell
+                        }
+                    }
                 },
             }));
             row
@@ -269,7 +349,9 @@ fn write_table(out: &mut String, head: &[String], rows: &[Vec<String>], left: us
 fn resources(out: &mut String, r: &Results) {
     let _ = writeln!(
         out,
-        "## Resources (server process tree, median of repeats)\n"
+        "## Resources (server process tree, median of repeats)\n\n\
+         Tool CPU % is the load tool's own process tree over the measured run (100 = one CPU); \
+         † marks a tool-bound step.\n"
     );
     let head: Vec<String> = [
         "Server",
@@ -280,6 +362,7 @@ fn resources(out: &mut String, r: &Results) {
         "RSS end MB",
         "Server CPU %",
         "CPU µs/request",
+        "Tool CPU %",
     ]
     .map(String::from)
     .to_vec();
@@ -288,8 +371,8 @@ fn resources(out: &mut String, r: &Results) {
         for st in &s.steps {
             let mut row = vec![s.name.clone(), st.endpoint.clone(), st.step.clone()];
             match (&st.median, st.valid) {
-                (_, false) => row.extend(std::iter::repeat_n("invalid".to_string(), 5)),
-                (None, true) => row.extend(std::iter::repeat_n("n/a".to_string(), 5)),
+                (_, false) => row.extend(std::iter::repeat_n("invalid".to_string(), 6)),
+                (None, true) => row.extend(std::iter::repeat_n("n/a".to_string(), 6)),
                 (Some(run), true) => {
                     let mb = |kb: Option<u64>| {
                         kb.map_or("n/a".into(), |kb| format!("{:.1}", kb as f64 / 1024.0))
@@ -305,6 +388,9 @@ fn resources(out: &mut String, r: &Results) {
                         run.cpu_us_per_request
                             .map_or("n/a".into(), |c| format!("{c:.2}")),
                     );
+                    row.push(run.tool_cpu_percent.map_or("n/a".into(), |c| {
+                        format!("{c:.1}{}", if run.tool_bound { " †" } else { "" })
+                    }));
                 }
             }
             rows.push(row);

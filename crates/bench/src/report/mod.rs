@@ -151,11 +151,15 @@ const GENERATOR_BUSY: &str = "loadgen was busy";
 /// Option<bool>`, once the schema has one, is read first here: `if let Some(b) =
 /// st.tool_bound { return b; }`.)
 pub(crate) fn tool_bound(st: &StepResult) -> bool {
-    st.median
-        .iter()
-        .chain(&st.repeats)
-        .flat_map(|run| &run.notes)
-        .any(|n| n.starts_with(GENERATOR_BUSY))
+    // The recorded mark first (`Run::tool_bound`, from the tool's own CPU); files from before
+    // it only have the built-in generator's note.
+    st.median.as_ref().is_some_and(|m| m.tool_bound)
+        || st
+            .median
+            .iter()
+            .chain(&st.repeats)
+            .flat_map(|run| &run.notes)
+            .any(|n| n.starts_with(GENERATOR_BUSY))
 }
 
 /// `x` with thousands separators and `decimals` decimals (`2,500.61`).

@@ -18,7 +18,12 @@ const WIDTH: f64 = 1000.0;
 
 /// The charts of `r` as one SVG document (see [`svg`]).
 pub fn svg_string(r: &Results) -> String {
-    let title = format!("{}: {}", r.experiment.to_uppercase(), r.title);
+    let title = format!(
+        "{}: {}{}",
+        r.experiment.to_uppercase(),
+        r.title,
+        if r.complete { "" } else { " (PARTIAL RUN)" }
+    );
     let mut head = String::new();
     let mut y = 22.0;
     for line in wrap(&title, WIDTH - 16.0, 16.0) {

@@ -31,6 +31,14 @@ use timestamp::{compact_stamp, utc_now};
 /// The schema tag of [`Results`].
 pub const SCHEMA: &str = "bench.results/1";
 
+/// The share of the CPUs it could use (`tool_cpus`) at which a load tool counts as the
+/// bottleneck of its step ([`Run::tool_bound`]).
+pub const TOOL_BOUND_SHARE: f64 = 0.9;
+
+fn yes() -> bool {
+    true
+}
+
 /// One `bench run`: what was run, when, how, on what, and every server's steps.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Results {
@@ -42,8 +50,18 @@ pub struct Results {
     pub title: String,
     /// When the run started, `YYYY-MM-DDTHH:MM:SSZ`.
     pub started_utc: String,
-    /// When the run finished, `YYYY-MM-DDTHH:MM:SSZ`.
+    /// When the run finished (or, while it runs, when this document was last written),
+    /// `YYYY-MM-DDTHH:MM:SSZ`.
     pub finished_utc: String,
+    /// Whether the run ended: `false` in the document written after every finished step
+    /// while it runs, and in the last one of a run that was interrupted or failed. Files from
+    /// before this field were written once, at the end: `true`.
+    #[serde(default = "yes")]
+    pub complete: bool,
+    /// Why the document is not complete (`running: 4 of 12 step runs done`, `interrupted by
+    /// SIGINT after 4 of 12 step runs`); `None` when it is.
+    #[serde(default)]
+    pub incomplete_reason: Option<String>,
     /// How the harness was invoked (argv).
     pub command: Vec<String>,
     /// The machine it ran on.
@@ -52,7 +70,8 @@ pub struct Results {
     pub git: Git,
     /// Versions of what took part: `bench`, `rustc`, `tool`, peers' runtimes, ….
     pub versions: BTreeMap<String, String>,
-    /// The load tool: `builtin`, `wrk`, `ab`, `oha` or `k6` (the tool adapters' names).
+    /// The load tool: `builtin`, `wrk`, `ab`, `oha`, `k6` or `autocannon` (the tool adapters'
+    /// names).
     pub tool: String,
     /// Whether the shortened (`--quick`) steps were run.
     pub quick: bool,
@@ -203,6 +222,19 @@ pub struct Run {
     pub server_cpu_s: Option<f64>,
     /// `server_cpu_s` per request, microseconds; `None` when not sampled.
     pub cpu_us_per_request: Option<f64>,
+    /// The load tool's own CPU use over the measured run (its whole process tree, every
+    /// thread's schedstat), percent of one CPU; `None` when not measured (files from before).
+    #[serde(default)]
+    pub tool_cpu_percent: Option<f64>,
+    /// The CPUs the tool could keep busy: the CPUs it was given (pinned, or all this process
+    /// may use), or 1 for a single-threaded tool (wrk -t1, ab, autocannon).
+    #[serde(default)]
+    pub tool_cpus: Option<usize>,
+    /// Whether the tool, not the server, set the pace: it used at least
+    /// [`TOOL_BOUND_SHARE`] of `tool_cpus` (for the built-in generator, also when its own
+    /// report says `generator_bound`). Its requests/s is then the tool's limit.
+    #[serde(default)]
+    pub tool_bound: bool,
     /// What the tool could not measure exactly (e.g. ab's 1 ms latency resolution).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -274,7 +306,8 @@ pub struct Spread {
 
 /// The per-field median of `runs` (each field on its own, so the result need not be one of
 /// the runs); `None` for no runs. An even count takes the mean of the middle two (rounded
-/// for integers); an optional field takes the median of the runs that have it. `notes` are
+/// for integers); an optional field takes the median of the runs that have it;
+/// `tool_bound` is whether any run was. `notes` are
 /// the union of the runs' notes, in first-seen order.
 pub fn median(runs: &[Run]) -> Option<Run> {
     if runs.is_empty() {
@@ -330,6 +363,10 @@ pub fn median(runs: &[Run]) -> Option<Run> {
         server_cpu_percent: of(|r| r.server_cpu_percent),
         server_cpu_s: of(|r| r.server_cpu_s),
         cpu_us_per_request: of(|r| r.cpu_us_per_request),
+        tool_cpu_percent: of(|r| r.tool_cpu_percent),
+        tool_cpus: runs.iter().filter_map(|r| r.tool_cpus).max(),
+        // One tool-bound repeat makes the step's figure suspect.
+        tool_bound: runs.iter().any(|r| r.tool_bound),
         notes,
     })
 }
@@ -370,6 +407,36 @@ fn median_u64(mut v: Vec<u64>) -> u64 {
             let (a, b) = (v[n / 2 - 1], v[n / 2]);
             a / 2 + b / 2 + (a % 2 + b % 2).div_ceil(2)
         }
+    }
+}
+
+/// A step whose figure is the load tool's limit ([`Results::tool_bound_steps`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BoundStep<'a> {
+    /// The server's name.
+    pub server: &'a str,
+    /// The step's endpoint.
+    pub endpoint: &'a str,
+    /// The step's id.
+    pub step: &'a str,
+    /// The tool's CPU percent (100 = one CPU), if measured.
+    pub cpu_percent: Option<f64>,
+    /// The CPUs it could use.
+    pub cpus: Option<usize>,
+}
+
+impl BoundStep<'_> {
+    /// `server /endpoint step (tool CPU 99 % of 1 CPU)`.
+    pub fn describe(&self) -> String {
+        let cpu = match (self.cpu_percent, self.cpus) {
+            (Some(p), Some(n)) => format!(
+                " (tool CPU {p:.0} % of {n} CPU{})",
+                if n == 1 { "" } else { "s" }
+            ),
+            (Some(p), None) => format!(" (tool CPU {p:.0} %)"),
+            _ => " (its own report says it was busy)".to_string(),
+        };
+        format!("{} {} {}{cpu}", self.server, self.endpoint, self.step)
     }
 }
 
@@ -440,13 +507,10 @@ impl Results {
     }
 
     /// Writes the document, pretty-printed, as `<dir>/`[`Results::file_name`] (creating
-    /// `dir`); a name already taken gets `-2`, `-3`, … before `.json`. Returns the path.
+    /// `dir`); a name already taken gets `-2`, `-3`, … before `.json`. Returns the path, which
+    /// later versions of the same run are [`saved`](Results::save) to.
     pub fn write(&self, dir: &Path) -> Result<PathBuf, ResultsError> {
-        let io = |path: &Path| {
-            let path = path.to_path_buf();
-            move |source| ResultsError::Io { path, source }
-        };
-        fs::create_dir_all(dir).map_err(io(dir))?;
+        fs::create_dir_all(dir).map_err(io_at(dir))?;
         let name = self.file_name();
         let stem = name.trim_end_matches(".json");
         let mut path = dir.join(&name);
@@ -455,12 +519,43 @@ impl Results {
             path = dir.join(format!("{stem}-{n}.json"));
             n += 1;
         }
+        self.save(&path)?;
+        Ok(path)
+    }
+
+    /// Writes the document to `path` atomically: to a temporary file beside it, then renamed
+    /// over it, so a reader (or a run killed mid-write) sees the previous version or this
+    /// one, never half of one.
+    pub fn save(&self, path: &Path) -> Result<(), ResultsError> {
         let text = serde_json::to_string_pretty(self).map_err(|source| ResultsError::Json {
-            path: path.clone(),
+            path: path.to_path_buf(),
             source,
         })?;
-        fs::write(&path, text + "\n").map_err(io(&path))?;
-        Ok(path)
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+        fs::write(&tmp, text + "\n").map_err(io_at(&tmp))?;
+        fs::rename(&tmp, path).map_err(|e| {
+            let _ = fs::remove_file(&tmp);
+            io_at(path)(e)
+        })
+    }
+
+    /// Every step whose median run was tool-bound ([`Run::tool_bound`]), in order.
+    pub fn tool_bound_steps(&self) -> Vec<BoundStep<'_>> {
+        self.servers
+            .iter()
+            .flat_map(|s| s.steps.iter().map(move |st| (s, st)))
+            .filter_map(|(s, st)| {
+                let m = st.median.as_ref().filter(|m| m.tool_bound)?;
+                Some(BoundStep {
+                    server: &s.name,
+                    endpoint: &st.endpoint,
+                    step: &st.step,
+                    cpu_percent: m.tool_cpu_percent,
+                    cpus: m.tool_cpus,
+                })
+            })
+            .collect()
     }
 
     /// Reads a document and checks its [`SCHEMA`] tag.
@@ -493,6 +588,11 @@ impl Results {
             other => Err(ParseFailure::Schema(other.unwrap_or_default())),
         }
     }
+}
+
+fn io_at(path: &Path) -> impl FnOnce(io::Error) -> ResultsError {
+    let path = path.to_path_buf();
+    move |source| ResultsError::Io { path, source }
 }
 
 enum ParseFailure {
@@ -531,6 +631,9 @@ mod tests {
             server_cpu_percent: None,
             server_cpu_s: None,
             cpu_us_per_request: None,
+            tool_cpu_percent: None,
+            tool_cpus: None,
+            tool_bound: false,
             notes: vec![],
         }
     }
@@ -556,6 +659,8 @@ mod tests {
             title: "t".into(),
             started_utc: "2026-11-29T22:40:00Z".into(),
             finished_utc: "2026-11-29T22:43:10Z".into(),
+            complete: true,
+            incomplete_reason: None,
             command: vec!["bench".into(), "run".into(), "e3".into()],
             machine: Machine::detect(),
             git: Git::default(),
@@ -594,6 +699,24 @@ mod tests {
         let p2 = r.write(&dir).unwrap();
         assert_eq!(p2, dir.join("e3-20261129T224000Z-2.json"));
         assert_eq!(Results::load(&p1).unwrap(), r);
+        // A later version of the same run replaces the file, and leaves no temporary behind.
+        let partial = Results {
+            complete: false,
+            incomplete_reason: Some("running: 1 of 2 step runs done".into()),
+            ..r.clone()
+        };
+        partial.save(&p1).unwrap();
+        assert_eq!(Results::load(&p1).unwrap(), partial);
+        r.save(&p1).unwrap();
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 2);
+        // A file from before `complete` was a field: complete.
+        let old = fs::read_to_string(&p1)
+            .unwrap()
+            .replace("\"complete\": true,", "")
+            .replace("\"incomplete_reason\": null,", "");
+        assert!(!old.contains("complete"));
+        let old: Results = serde_json::from_str(&old).unwrap();
+        assert!(old.complete);
         let text = fs::read_to_string(&p1).unwrap();
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(v["schema"], "bench.results/1");

@@ -1,8 +1,10 @@
 //! A child the harness waits on: a load tool (the built-in generator, the `loadgen` binary
-//! with `--json`, as much as wrk, ab, oha or k6), or `cargo build`, so that every tool is
+//! with `--json`, as much as wrk, ab, oha, k6 or autocannon), or `cargo build`, so that every tool is
 //! pinned, bounded in time and killable alike. [`run`] spawns the argv
-//! [`Tool::argv`](super::tools::Tool::argv) made, collects its stdout and stderr, polls for a
-//! signal and for its deadline, and stops its process group on either. [`collect`] and
+//! [`Tool::argv`](super::tools::Tool::argv) made, collects its stdout and stderr, samples the
+//! CPU time of its whole process tree while it runs (the [`Sampler`] the server has, so the
+//! tool's own CPU is measured the same way), polls for a signal and for its deadline, and
+//! stops its process group on either. [`collect`] and
 //! [`snapshot`] are the pipe readers, shared with the server start
 //! ([`super::server::start`]).
 
@@ -14,7 +16,8 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, bail};
 
 use super::pin::CpuSet;
-use super::{procs, signals};
+use super::sample::{Sampler, Usage};
+use super::{SAMPLE_EVERY, procs, signals};
 
 /// What a tool printed, and how it ended.
 #[derive(Debug)]
@@ -27,6 +30,9 @@ pub struct Output {
     pub status: ExitStatus,
     /// How long it ran.
     pub elapsed: Duration,
+    /// What its process tree used while it ran (CPU from every thread's schedstat, over the
+    /// readings that saw it); `None` when not sampled (cargo) or never seen.
+    pub usage: Option<Usage>,
 }
 
 /// Why a tool run did not give an output to parse.
@@ -47,17 +53,19 @@ pub fn run(
     limit: Duration,
     tick: impl FnMut(),
 ) -> Result<Output, Failure> {
-    run_child(argv, cwd, cpus, limit, Duration::ZERO, tick)
+    run_child(argv, cwd, cpus, limit, Duration::ZERO, true, tick)
 }
 
 /// [`run`] for any child the harness waits on (a load tool, or `cargo build`): `grace` is how
-/// long its group gets between SIGTERM and SIGKILL when it must be stopped.
+/// long its group gets between SIGTERM and SIGKILL when it must be stopped; `sample` says
+/// whether its process tree is sampled ([`Output::usage`]).
 pub fn run_child(
     argv: &[String],
     cwd: &std::path::Path,
     cpus: Option<&CpuSet>,
     limit: Duration,
     grace: Duration,
+    sample: bool,
     mut tick: impl FnMut(),
 ) -> Result<Output, Failure> {
     let (program, args) = argv
@@ -73,6 +81,7 @@ pub fn run_child(
     let started = Instant::now();
     let mut child =
         procs::spawn(&mut cmd).map_err(|e| Failure::Other(anyhow!("cannot run {program}: {e}")))?;
+    let sampler = sample.then(|| Sampler::start(child.id() as i32, SAMPLE_EVERY));
     let out = collect(child.stdout.take());
     let err = collect(child.stderr.take());
     let mut last_tick = Instant::now();
@@ -100,6 +109,7 @@ pub fn run_child(
         std::thread::sleep(Duration::from_millis(10));
     };
     let elapsed = started.elapsed();
+    let usage = sampler.and_then(Sampler::finish);
     // The reader threads finish at EOF, just after the exit; give them a moment.
     let settle = Instant::now() + Duration::from_millis(500);
     while (Arc::strong_count(&out) > 1 || Arc::strong_count(&err) > 1) && Instant::now() < settle {
@@ -110,6 +120,7 @@ pub fn run_child(
         stderr: snapshot(&err),
         status,
         elapsed,
+        usage,
     })
 }
 

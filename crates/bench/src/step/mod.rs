@@ -1,7 +1,8 @@
 //! Running one step against one server: a discarded warm-up of the step's load, then the
 //! measured run while the server's process tree is sampled, the tool's output read into a
-//! [`Run`], and the step marked invalid (with the reason) when it measured nothing, the tool
-//! failed or the server was gone. [`run`] is that body, once, for `bench run` and `bench tools
+//! [`Run`] with the tool's own CPU beside the server's (and whether the tool, not the server,
+//! set the pace: [`Run::tool_bound`]), and the step marked invalid (with the reason) when it
+//! measured nothing, the tool failed or the server was gone. [`run`] is that body, once, for `bench run` and `bench tools
 //! compare` alike.
 //!
 //! What it stands on, one module each:
@@ -30,7 +31,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::experiment::{Step, Warmup};
-use crate::results::{Rss, Run, StepResult};
+use crate::results::{Rss, Run, StepResult, TOOL_BOUND_SHARE};
 use crate::term::progress::Progress;
 
 use child::{Failure, Output};
@@ -140,6 +141,9 @@ pub struct Load<'a> {
     pub loadgen: &'a Path,
     /// Whether the steps are `--quick` ones (a shorter limit for count-bounded steps).
     pub quick: bool,
+    /// How many CPUs the tool is given (the load CPUs when pinned, else every CPU this
+    /// process may use): the measure of [`Run::tool_bound`].
+    pub cpus: usize,
     /// The launcher.
     pub launch: &'a mut dyn Launch,
 }
@@ -257,6 +261,7 @@ pub fn run(
     if let Some(u) = usage {
         add_usage(&mut run, &u);
     }
+    add_tool_usage(&mut run, load.tool, load.cpus, output.usage.as_ref());
     let mut problems = Vec::new();
     if let Some(why) = no_answer(load.tool, &run) {
         problems.push(void(result, why));
@@ -268,10 +273,41 @@ pub fn run(
     Ok(problems)
 }
 
-/// The run a tool's output reports, if it succeeded (exit status 0) and can be read.
+/// The run a tool's output reports, if it finished ([`Tool::finished`]: exit status 0, or
+/// k6's 99 for crossed thresholds, which the run's notes then say) and can be read.
 pub fn measured(tool: Tool, output: &Output) -> anyhow::Result<Run> {
-    child::succeeded(tool.name(), output)?;
-    Ok(tool.parse(&output.stdout, &output.stderr)?)
+    let code = output.status.code();
+    if !tool.finished(code) {
+        child::succeeded(tool.name(), output)?;
+    }
+    let mut run = tool.parse(&output.stdout, &output.stderr)?;
+    if code != Some(0) {
+        run.notes.push(format!(
+            "{tool}: exit status {} (the script's thresholds, p95 < 500 ms and failures < 1 %, were crossed)",
+            code.unwrap_or(-1)
+        ));
+    }
+    Ok(run)
+}
+
+/// The CPUs of this process's affinity (at least 1): what an unpinned tool is given.
+pub fn cpus_allowed() -> usize {
+    pin::allowed().map_or(1, |v| v.len().max(1))
+}
+
+/// Fills the tool-side fields of `run`: its CPU percent over the measured run (from `u`, its
+/// process tree's readings), the CPUs it could use (`given`, or fewer for a single-threaded
+/// tool) and whether it used at least [`TOOL_BOUND_SHARE`] of them; the built-in generator is
+/// also bound when its report says so (set by its parser).
+pub fn add_tool_usage(run: &mut Run, tool: Tool, given: usize, u: Option<&Usage>) {
+    let cpus = tool.max_cpus().map_or(given, |m| m.min(given)).max(1);
+    run.tool_cpus = Some(cpus);
+    let Some(u) = u.filter(|u| u.wall_s > 0.0) else {
+        return;
+    };
+    let percent = round2(u.cpu_percent());
+    run.tool_cpu_percent = Some(percent);
+    run.tool_bound |= percent >= TOOL_BOUND_SHARE * 100.0 * cpus as f64;
 }
 
 /// Fills the server-side fields of `run` from what the sampler saw.
@@ -396,6 +432,7 @@ mod tests {
             stderr: stderr.into(),
             status: ExitStatus::from_raw(code << 8),
             elapsed: Duration::from_secs(1),
+            usage: None,
         })
     }
 
@@ -437,6 +474,7 @@ mod tests {
             tool: Tool::Builtin,
             loadgen: Path::new("/x/loadgen"),
             quick: true,
+            cpus: 1,
             launch: &mut launch,
         };
         let got = run(
@@ -476,6 +514,8 @@ mod tests {
         // Sampled: this test's own process stands in for the server's tree.
         assert!(run.rss_kb.is_some_and(|r| r.start > 0), "{run:?}");
         assert!(run.server_cpu_s.is_some() && run.cpu_us_per_request.is_some());
+        // No usage of the tool (a recorded output): its CPU is unknown, not zero.
+        assert_eq!((run.tool_cpu_percent, run.tool_cpus), (None, Some(1)));
     }
 
     #[test]
@@ -609,6 +649,32 @@ mod tests {
         assert_eq!(run.server_cpu_s, Some(0.012));
         assert_eq!(run.server_cpu_percent, Some(0.62));
         assert_eq!(run.cpu_us_per_request, Some(2057.6));
+
+        // The tool's own CPU: bound at 90 % of the CPUs it could use.
+        let busy = |cpu_s: f64| Usage {
+            cpu_s,
+            wall_s: 2.0,
+            ..Usage::default()
+        };
+        let mut r = Run::default();
+        add_tool_usage(&mut r, Tool::K6, 2, Some(&busy(3.5)));
+        assert_eq!(
+            (r.tool_cpu_percent, r.tool_cpus, r.tool_bound),
+            (Some(175.0), Some(2), false)
+        );
+        add_tool_usage(&mut r, Tool::K6, 2, Some(&busy(3.6)));
+        assert!(r.tool_bound, "180 % of 2 CPUs");
+        // wrk -t1 uses one CPU of the two it is given.
+        let mut r = Run::default();
+        add_tool_usage(&mut r, Tool::Wrk, 2, Some(&busy(1.9)));
+        assert_eq!((r.tool_cpus, r.tool_bound), (Some(1), true));
+        // Not seen: no figure, not bound; the built-in generator's own verdict stays.
+        let mut r = Run {
+            tool_bound: true,
+            ..Run::default()
+        };
+        add_tool_usage(&mut r, Tool::Builtin, 1, None);
+        assert_eq!((r.tool_cpu_percent, r.tool_bound), (None, true));
 
         let mut r = results_for(&[step(Mode::KeepAlive)]).remove(0);
         invalidate(&mut r, "first");

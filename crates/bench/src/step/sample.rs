@@ -9,7 +9,10 @@
 //! born during the step), so a thread or worker that exits loses at most one interval. It is
 //! read from `/proc/PID/task/TID/schedstat` (nanoseconds): utime + stime count in clock ticks
 //! of 10 ms, too coarse for a step of 50,000 requests that lasts a quarter of a second. Where
-//! schedstat cannot be read, a process counts by its utime + stime instead.
+//! schedstat cannot be read, a process counts by its utime + stime instead. The window is
+//! from the first reading to the last one that saw the tree, so a tree that exits between
+//! two readings (a load tool at the end of its run) is measured over the time it was seen:
+//! its CPU percent is not diluted by the time after it had gone.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -30,7 +33,7 @@ pub struct Usage {
     pub rss_end_kb: u64,
     /// CPU time, user plus system, seconds.
     pub cpu_s: f64,
-    /// The window, seconds.
+    /// The window, seconds: from the first reading to the last that saw the tree.
     pub wall_s: f64,
     /// The most processes seen in the tree at once.
     pub processes: usize,
@@ -63,6 +66,8 @@ struct Acc {
     rss_peak_kb: u64,
     rss_end_kb: u64,
     processes: usize,
+    /// When the tree was last seen.
+    seen_at: Option<Instant>,
 }
 
 impl Acc {
@@ -71,6 +76,7 @@ impl Acc {
         if members.is_empty() {
             return;
         }
+        self.seen_at = Some(Instant::now());
         let kb = members.iter().map(|s| s.rss_pages).sum::<u64>() * page_kb();
         for s in &members {
             let threads = thread_cpu_ns(s.pid);
@@ -116,6 +122,7 @@ pub struct Sampler {
 impl Sampler {
     /// Reads the tree under `root` now, then every `every` on a thread.
     pub fn start(root: i32, every: Duration) -> Sampler {
+        let started = Instant::now();
         let mut acc = Acc::default();
         acc.read(root, true);
         let stop = Arc::new(AtomicBool::new(false));
@@ -136,7 +143,7 @@ impl Sampler {
             .ok();
         Sampler {
             root,
-            started: Instant::now(),
+            started,
             stop,
             handle,
         }
@@ -149,12 +156,15 @@ impl Sampler {
         let mut acc = self.handle.take()?.join().ok()?;
         acc.read(self.root, false);
         let rss_start_kb = acc.rss_start_kb?;
+        let wall = acc.seen_at.map_or(Duration::ZERO, |t| {
+            t.saturating_duration_since(self.started)
+        });
         Some(Usage {
             rss_start_kb,
             rss_peak_kb: acc.rss_peak_kb,
             rss_end_kb: acc.rss_end_kb,
             cpu_s: acc.cpu_s(),
-            wall_s: self.started.elapsed().as_secs_f64(),
+            wall_s: wall.as_secs_f64(),
             processes: acc.processes,
         })
     }
@@ -246,5 +256,23 @@ mod tests {
                 .finish()
                 .is_none()
         );
+    }
+
+    #[test]
+    fn a_tree_that_exits_is_measured_over_the_time_it_was_seen() {
+        // A load tool's tree: busy for about 0.4 s, then gone, while the sampler runs on.
+        let mut cmd = Command::new("timeout");
+        cmd.args(["0.4", "sh", "-c", "while :; do :; done"]);
+        procs::prepare(&mut cmd, None);
+        let mut child = cmd.spawn().unwrap();
+        let s = Sampler::start(child.id() as i32, Duration::from_millis(50));
+        let _ = child.wait();
+        std::thread::sleep(Duration::from_millis(500));
+        let u = s.finish().unwrap();
+        // The window ends at the last reading that saw it, not at finish(): its CPU percent
+        // is not diluted by the half second after it had exited.
+        assert!(u.wall_s > 0.2 && u.wall_s < 0.6, "{u:?}");
+        // One busy thread (less than a CPU when other tests share the machine).
+        assert!(u.cpu_s > 0.02 && u.cpu_s <= u.wall_s * 1.1, "{u:?}");
     }
 }

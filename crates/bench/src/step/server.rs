@@ -159,6 +159,7 @@ pub fn build(env: &Env, packages: &[String], on_wait: impl FnMut()) -> anyhow::R
         None,
         Duration::MAX,
         Duration::from_secs(2),
+        false,
         on_wait,
     )
     .map_err(|f| f.into_error("cargo build"))?;

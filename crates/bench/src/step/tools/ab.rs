@@ -294,7 +294,7 @@ mod tests {
     use std::path::Path;
     use std::thread;
 
-    use super::super::tests::data;
+    use super::super::tests::{bare, data};
     use super::*;
 
     fn spec(mode: Mode) -> LoadSpec {
@@ -312,7 +312,7 @@ mod tests {
 
     #[test]
     fn argv_is_exact() {
-        let a = |s: &LoadSpec, url| Tool::Ab.argv(s, url, Path::new("")).map(|a| a.join(" "));
+        let a = |s: &LoadSpec, url| bare(Tool::Ab, s, url, Path::new("")).map(|a| a.join(" "));
         assert_eq!(
             a(
                 &spec(Mode::Http10),
@@ -333,18 +333,18 @@ mod tests {
             a(&s, "http://h:1/").unwrap(),
             "ab -k -t 10 -n 10000000 -c 100 -s 30 http://h:1/"
         );
-        let e = Tool::Ab
-            .argv(&spec(Mode::KeepAlive), "http://h:1/", Path::new(""))
-            .unwrap_err();
+        let e = bare(
+            Tool::Ab,
+            &spec(Mode::KeepAlive),
+            "http://h:1/",
+            Path::new(""),
+        )
+        .unwrap_err();
         assert!(e.reason.contains("HTTP/1.0 only"), "{e}");
-        assert!(
-            Tool::Ab
-                .argv(&spec(Mode::Close), "http://h:1/", Path::new(""))
-                .is_err()
-        );
+        assert!(bare(Tool::Ab, &spec(Mode::Close), "http://h:1/", Path::new("")).is_err());
         let mut s = spec(Mode::Http10);
         s.requests = Some(10);
-        assert!(Tool::Ab.argv(&s, "http://h:1/", Path::new("")).is_err());
+        assert!(bare(Tool::Ab, &s, "http://h:1/", Path::new("")).is_err());
     }
 
     #[test]

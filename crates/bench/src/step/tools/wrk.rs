@@ -201,38 +201,32 @@ mod tests {
     use std::path::Path;
     use std::time::Duration;
 
-    use super::super::tests::data;
+    use super::super::tests::{bare, data};
     use super::*;
 
     #[test]
     fn argv_is_exact() {
         let mut s = LoadSpec::keep_alive(100, Duration::from_secs(10));
         s.timeout = Some(Duration::from_secs(60));
-        let a = Tool::Wrk
-            .argv(&s, "http://127.0.0.1:8080/", Path::new(""))
-            .unwrap();
+        let a = bare(Tool::Wrk, &s, "http://127.0.0.1:8080/", Path::new("")).unwrap();
         assert_eq!(
             a.join(" "),
             "wrk -t1 -c100 -d10s --timeout 60s --latency http://127.0.0.1:8080/"
         );
         s.headers.push(("Authorization".into(), "Bearer x".into()));
-        let a = Tool::Wrk.argv(&s, "http://h:1/", Path::new("")).unwrap();
+        let a = bare(Tool::Wrk, &s, "http://h:1/", Path::new("")).unwrap();
         assert_eq!(a[6..9], ["-H", "Authorization: Bearer x", "--latency"]);
         s.mode = Mode::Close;
-        let e = Tool::Wrk
-            .argv(&s, "http://h:1/", Path::new(""))
-            .unwrap_err();
+        let e = bare(Tool::Wrk, &s, "http://h:1/", Path::new("")).unwrap_err();
         assert!(e.reason.contains("new-connection-per-request"), "{e}");
         s.mode = Mode::Http10;
-        assert!(Tool::Wrk.argv(&s, "http://h:1/", Path::new("")).is_err());
+        assert!(bare(Tool::Wrk, &s, "http://h:1/", Path::new("")).is_err());
         s.mode = Mode::KeepAlive;
         s.requests = Some(5);
-        assert!(Tool::Wrk.argv(&s, "http://h:1/", Path::new("")).is_err());
+        assert!(bare(Tool::Wrk, &s, "http://h:1/", Path::new("")).is_err());
         s.requests = None;
         s.duration = Some(Duration::from_millis(2500));
-        let e = Tool::Wrk
-            .argv(&s, "http://h:1/", Path::new(""))
-            .unwrap_err();
+        let e = bare(Tool::Wrk, &s, "http://h:1/", Path::new("")).unwrap_err();
         assert!(e.reason.contains("whole seconds"), "{e}");
     }
 
