@@ -285,6 +285,8 @@ fn docs() -> Vec<Doc> {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        // `bench instructions` files have their own section, not a run's.
+        .filter(|p| !bench::report::instructions::is_instructions_file(p))
         .collect();
     files.sort();
     files.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/results-e3.json"));
