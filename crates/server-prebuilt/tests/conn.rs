@@ -57,52 +57,34 @@ impl Answer {
     }
 }
 
-/// Parses `bytes` as a sequence of answers; `heads[i]` says whether the i-th answers a HEAD
-/// (no body follows its head). Panics on anything that is not a well-framed answer.
+/// Parses `bytes` as a sequence of answers (the conformance suite's wire parser); `heads[i]`
+/// says whether the i-th answers a HEAD (no body follows its head). Panics on anything that is
+/// not a well-framed answer; a `100 Continue` must have no fields and is skipped.
 fn answers(mut bytes: &[u8], heads: &[bool]) -> Vec<Answer> {
     let mut all = Vec::new();
     while !bytes.is_empty() {
-        let mut headers = [httparse::EMPTY_HEADER; 16];
-        let mut resp = httparse::Response::new(&mut headers);
-        let n = match resp.parse(bytes) {
-            Ok(httparse::Status::Complete(n)) => n,
-            other => panic!(
-                "not an answer: {other:?} in {:?}",
+        let head = heads.get(all.len()).copied().unwrap_or(false);
+        let parsed = conformance::wire::parse_response(bytes, head, false);
+        let Ok(Some((r, n))) = parsed else {
+            panic!(
+                "not an answer: {parsed:?} in {:?}",
                 String::from_utf8_lossy(bytes)
-            ),
+            );
         };
-        let code = resp.code.unwrap();
-        let fields: Vec<(String, String)> = resp
-            .headers
-            .iter()
-            .map(|h| {
-                (
-                    h.name.to_string(),
-                    String::from_utf8(h.value.to_vec()).unwrap(),
-                )
-            })
-            .collect();
-        if code == 100 {
-            assert!(fields.is_empty());
-            bytes = &bytes[n..];
+        bytes = &bytes[n..];
+        if r.status == 100 {
+            assert!(r.headers.is_empty());
             continue;
         }
-        let len: usize = fields
-            .iter()
-            .find(|(k, _)| k == "content-length")
-            .expect("content-length on every answer")
-            .1
-            .parse()
-            .unwrap();
-        let head = heads.get(all.len()).copied().unwrap_or(false);
-        let body_len = if head { 0 } else { len };
-        assert!(bytes.len() >= n + body_len, "body cut short");
+        assert!(
+            r.header("content-length").is_some(),
+            "content-length on every answer"
+        );
         all.push(Answer {
-            code,
-            fields,
-            body: bytes[n..n + body_len].to_vec(),
+            code: r.status,
+            fields: r.headers,
+            body: r.body,
         });
-        bytes = &bytes[n + body_len..];
     }
     all
 }

@@ -74,43 +74,27 @@ impl Answer {
     }
 }
 
-/// Parses one answer at the start of `buf`: the answer and its length, or `None` if it is
-/// not all there yet. `head`: the request was HEAD (no body follows).
+/// Parses one answer at the start of `buf` with the conformance suite's wire parser: the
+/// answer and its length, or `None` if it is not all there yet. `head`: the request was HEAD
+/// (no body follows). Every answer of this server must carry `content-length`.
 pub fn parse_answer(buf: &[u8], head: bool) -> Option<(Answer, usize)> {
-    let mut headers = [httparse::EMPTY_HEADER; 32];
-    let mut r = httparse::Response::new(&mut headers);
-    let n = match r.parse(buf).expect("a well-formed answer") {
-        httparse::Status::Complete(n) => n,
-        httparse::Status::Partial => return None,
-    };
-    let fields: Vec<(String, String)> = r
-        .headers
-        .iter()
-        .map(|h| {
-            (
-                h.name.to_ascii_lowercase(),
-                String::from_utf8_lossy(h.value).into_owned(),
-            )
-        })
-        .collect();
-    let len: usize = fields
-        .iter()
-        .find(|(k, _)| k == "content-length")
-        .expect("content-length")
-        .1
-        .parse()
-        .unwrap();
-    let body_len = if head { 0 } else { len };
-    if buf.len() < n + body_len {
-        return None;
-    }
+    let (r, n) =
+        conformance::wire::parse_response(buf, head, false).expect("a well-formed answer")?;
+    assert!(
+        r.header("content-length").is_some(),
+        "no content-length: {r:?}"
+    );
     let answer = Answer {
-        code: r.code.unwrap(),
-        version: r.version.unwrap(),
-        fields,
-        body: buf[n..n + body_len].to_vec(),
+        code: r.status,
+        version: r.version,
+        fields: r
+            .headers
+            .into_iter()
+            .map(|(k, v)| (k.to_ascii_lowercase(), v))
+            .collect(),
+        body: r.body,
     };
-    Some((answer, n + body_len))
+    Some((answer, n))
 }
 
 /// Reads `count` answers (GET-framed unless `heads` says otherwise) from `s`.
