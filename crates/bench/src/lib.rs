@@ -4,7 +4,7 @@
 //! uses only those listed before it (and [`term`]):
 //!
 //! - [`cli`]: the command line (`list`, `verify`, `run`, `report`, `tools compare`);
-//! - [`experiment`]: E1–E5 as data: endpoints, steps, load model, default lengths;
+//! - [`experiment`]: E1–E6 as data: endpoints, steps, load model, default lengths;
 //! - [`plan`]: what a run will do (servers × steps × repeats, or a running target), and every
 //!   refusal before anything starts;
 //! - [`step`]: running one step: start and stop a server (process groups, pinning, signals),

@@ -191,6 +191,7 @@ fn step_of(args: &CompareArgs) -> Step {
         duration: Some(args.duration),
         requests: None,
         mode: Mode::KeepAlive,
+        pipeline: 1,
         timeout: std::time::Duration::from_secs(60),
         headers,
         warmup: Warmup::For(args.warmup),

@@ -51,6 +51,7 @@ pub fn spec(step: &Step) -> LoadSpec {
         mode: step.mode,
         timeout: Some(step.timeout),
         headers: step.headers.clone(),
+        pipeline: step.pipeline,
         warmup: None,
         stages: Vec::new(),
     }
@@ -257,6 +258,10 @@ pub fn run(
     if let Some(u) = usage {
         add_usage(&mut run, &u);
     }
+    if spec.pipeline > 1 {
+        run.notes
+            .push(tools::pipelined_latency(load.tool, spec.pipeline));
+    }
     let mut problems = Vec::new();
     if let Some(why) = no_answer(load.tool, &run) {
         problems.push(void(result, why));
@@ -413,6 +418,7 @@ mod tests {
             duration: Some(Duration::from_secs(2)),
             requests: None,
             mode,
+            pipeline: 1,
             timeout: Duration::from_secs(5),
             headers: Vec::new(),
             warmup: Warmup::For(Duration::from_secs(1)),

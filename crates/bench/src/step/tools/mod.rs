@@ -47,6 +47,9 @@ pub struct LoadSpec {
     pub timeout: Option<Duration>,
     /// Extra request headers, in order.
     pub headers: Vec<(String, String)>,
+    /// Requests written back to back on a connection before its answers are read (1: no
+    /// pipelining). Only the built-in generator (`-p`) and wrk (its pipeline script) pipeline.
+    pub pipeline: usize,
     /// Load sent first and discarded (only the built-in generator has this).
     pub warmup: Option<Duration>,
     /// A ramp instead of a fixed `connections` (k6 stages; the built-in generator's
@@ -64,6 +67,7 @@ impl LoadSpec {
             mode: Mode::KeepAlive,
             timeout: None,
             headers: Vec::new(),
+            pipeline: 1,
             warmup: None,
             stages: Vec::new(),
         }
@@ -288,7 +292,8 @@ impl Tool {
     ///
     /// - builtin: `loadgen URL -c N [-d D] [-n N] | --stages D:N,… --mode M [--timeout T]
     ///   [-H …] [--warmup W] --json --no-progress`
-    /// - wrk: `wrk -t1 -cN -dDs [--timeout Ts] [-H …] --latency URL` (keep-alive, duration only)
+    /// - wrk: `wrk -t1 -cN -dDs [--timeout Ts] [-H …] --latency [-s scripts/wrk/pipeline.lua]
+    ///   URL [-- DEPTH]` (keep-alive, duration only)
     /// - ab: `ab [-k] -n N [-t S] -c N [-s T] [-H …] URL` (HTTP/1.0 only)
     /// - oha: `oha -n N | -z D -c N [-t T] [--disable-keepalive] [--http-version 1.0] [-H …]
     ///   --no-tui --output-format json URL`
@@ -323,6 +328,21 @@ impl Tool {
                 format!("only http:// URLs: {url:?}"),
             ));
         }
+        if spec.pipeline == 0 {
+            return Err(Unsupported::new(self, "a pipelining depth of 0"));
+        }
+        if spec.pipeline > 1 && !matches!(self, Tool::Builtin | Tool::Wrk) {
+            return Err(Unsupported::new(
+                self,
+                "it does not pipeline (only the built-in generator and wrk do)",
+            ));
+        }
+        if spec.pipeline > 1 && spec.mode != Mode::KeepAlive {
+            return Err(Unsupported::new(
+                self,
+                "pipelining needs keep-alive connections",
+            ));
+        }
         if self != Tool::Builtin && spec.warmup.is_some() {
             return Err(Unsupported::new(
                 self,
@@ -350,6 +370,19 @@ impl Tool {
             Tool::Oha => oha::parse(stdout, stderr),
             Tool::K6 => k6::parse(stdout, stderr),
         }
+    }
+}
+
+/// What a tool's latency figures mean on a step pipelined `depth` deep: a caveat for the
+/// report, the same for every run of that tool and depth.
+pub fn pipelined_latency(tool: Tool, depth: usize) -> String {
+    match tool {
+        Tool::Wrk => format!(
+            "wrk with its pipeline script (depth {depth}) records one latency per batch, not per request: the time from the batch's first write to the arrival of its last answer, so its latency figures count one sample per {depth} requests and each is the slowest of its batch; requests/s counts every answer"
+        ),
+        _ => format!(
+            "loadgen -p {depth} records a latency for every request of a pipelined batch: the time from the batch's write to the read that completed that request's answer, so the {depth} requests of a batch share a start and a request waits for the ones before it"
+        ),
     }
 }
 
@@ -494,6 +527,13 @@ mod tests {
         assert!(Tool::Builtin.argv(&s, "http://127.0.0.1:1/", bin).is_err());
         s.connections = 1;
         assert!(Tool::Oha.argv(&s, "https://127.0.0.1:1/", bin).is_err());
+        s.pipeline = 16;
+        for t in [Tool::Ab, Tool::Oha, Tool::K6] {
+            let e = t.argv(&s, "http://127.0.0.1:1/", bin).unwrap_err();
+            assert!(e.reason.contains("does not pipeline"), "{e}");
+        }
+        s.mode = Mode::Close;
+        assert!(Tool::Builtin.argv(&s, "http://127.0.0.1:1/", bin).is_err());
     }
 
     #[test]
