@@ -325,9 +325,12 @@ mod tests {
                 ("/api/hello", 512, 1),
             ]
         );
-        assert!(e6.iter().all(|s| s.duration == Some(Duration::from_secs(15))
-            && s.timeout == Duration::from_secs(8)
-            && s.mode == Mode::KeepAlive));
+        assert!(
+            e6.iter()
+                .all(|s| s.duration == Some(Duration::from_secs(15))
+                    && s.timeout == Duration::from_secs(8)
+                    && s.mode == Mode::KeepAlive)
+        );
         assert!(
             ALL.iter()
                 .filter(|e| e.id != "e6")

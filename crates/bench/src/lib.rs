@@ -1,4 +1,5 @@
-//! `bench`: the harness that reproduces the five experiments of EXPERIMENTS.md side by side.
+//! `bench`: the harness that reproduces the six experiments of EXPERIMENTS.md (E6:
+//! TechEmpower's profile) side by side.
 //!
 //! Its layers, in the order a run passes through them (STYLE.md habit 9), each a module that
 //! uses only those listed before it (and [`term`]):

@@ -17,12 +17,12 @@ use std::net::Shutdown;
 use std::os::fd::{AsRawFd, BorrowedFd, RawFd};
 
 use actix_web::body::{BodySize, BodyStream, BoxBody, EitherBody, MessageBody};
+use actix_web::dev::Extensions;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::{ConnectionType, Method, StatusCode, Version};
 use actix_web::middleware::Next;
 use actix_web::web::Bytes;
-use actix_web::dev::Extensions;
 use actix_web::{Error, HttpMessage, HttpResponse, web};
 use contract::auth;
 use contract::body::{MAX_BODY, MAX_HEAD};

@@ -125,7 +125,9 @@ mod tests {
         );
         let mut p = LoadSpec::keep_alive(100, Duration::from_secs(5));
         p.pipeline = 16;
-        let a = Tool::Builtin.argv(&p, "http://h:1/", Path::new("lg")).unwrap();
+        let a = Tool::Builtin
+            .argv(&p, "http://h:1/", Path::new("lg"))
+            .unwrap();
         assert_eq!(
             a.join(" "),
             "lg http://h:1/ -c 100 -d 5s --mode keep-alive -p 16 --json --no-progress"

@@ -258,15 +258,22 @@ mod tests {
         let mut s = LoadSpec::keep_alive(256, Duration::from_secs(15));
         s.timeout = Some(Duration::from_secs(8));
         s.pipeline = 16;
-        let a = Tool::Wrk.argv(&s, "http://h:1/hello", Path::new("")).unwrap();
+        let a = Tool::Wrk
+            .argv(&s, "http://h:1/hello", Path::new(""))
+            .unwrap();
         let script = pipeline_script().display().to_string();
         assert_eq!(
             a.join(" "),
-            format!("wrk -t1 -c256 -d15s --timeout 8s --latency -s {script} http://h:1/hello -- 16")
+            format!(
+                "wrk -t1 -c256 -d15s --timeout 8s --latency -s {script} http://h:1/hello -- 16"
+            )
         );
         assert!(pipeline_script().is_file(), "{script}");
         let lua = std::fs::read_to_string(pipeline_script()).unwrap();
-        assert!(lua.contains("wrk.format()") && lua.contains("args[1]"), "{lua}");
+        assert!(
+            lua.contains("wrk.format()") && lua.contains("args[1]"),
+            "{lua}"
+        );
     }
 
     #[test]
