@@ -182,26 +182,36 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-#[test]
-fn quick_e3_on_two_variants_writes_the_results_and_leaves_nothing_behind() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+/// What a quick run left: its output, the processes seen under it, how long it took, its
+/// results folder and the results file read back.
+struct QuickRun {
+    out: Output,
+    seen: BTreeMap<i32, Seen>,
+    elapsed: Duration,
+    dir: PathBuf,
+    file: PathBuf,
+}
+
+/// `bench run EXPERIMENT --quick --servers SERVERS` with the test's binaries, within `limit`:
+/// it must succeed, leave nothing running and write exactly one results file.
+fn quick_run(experiment: &str, servers: &str, limit: Duration) -> QuickRun {
     let bins = bin_dir();
-    let out_dir = scratch("e3");
+    let dir = scratch(experiment);
     let (out, seen, elapsed) = run_watched(
         &[
             "run",
-            "e3",
+            experiment,
             "--quick",
             "--servers",
-            "server-prebuilt,server-hyper",
+            servers,
             "--bin-dir",
             bins.to_str().unwrap(),
             "--results-dir",
-            out_dir.to_str().unwrap(),
+            dir.to_str().unwrap(),
         ],
-        Duration::from_secs(180),
+        limit,
     );
-    println!("bench run e3 --quick took {elapsed:.1?}");
+    println!("bench run {experiment} --quick took {elapsed:.1?}");
     println!("{}", text(&out.stdout));
     assert!(
         out.status.success(),
@@ -209,38 +219,59 @@ fn quick_e3_on_two_variants_writes_the_results_and_leaves_nothing_behind() {
         out.status,
         text(&out.stderr)
     );
-    assert!(elapsed < Duration::from_secs(120), "took {elapsed:?}");
+    let left = still_running(&seen);
+    assert!(
+        left.is_empty(),
+        "still running after bench exited: {left:?}"
+    );
+    let files: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    QuickRun {
+        out,
+        seen,
+        elapsed,
+        file: files[0].clone(),
+        dir,
+    }
+}
 
-    // Everything it started is gone, and it did start servers and load generators.
-    let names: Vec<&str> = seen.values().map(|s| s.comm.as_str()).collect();
+#[test]
+fn quick_e3_on_two_variants_writes_the_results_and_leaves_nothing_behind() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let run = quick_run(
+        "e3",
+        "server-prebuilt,server-hyper",
+        Duration::from_secs(180),
+    );
+    assert!(
+        run.elapsed < Duration::from_secs(120),
+        "took {:?}",
+        run.elapsed
+    );
+
+    // It did start servers and load generators (and, above, left none of them).
+    let names: Vec<&str> = run.seen.values().map(|s| s.comm.as_str()).collect();
     for want in ["server-prebuilt", "server-hyper", "loadgen"] {
         assert!(
             names.contains(&want),
             "never saw {want} under bench: {names:?}"
         );
     }
-    let left = still_running(&seen);
-    assert!(
-        left.is_empty(),
-        "still running after bench exited: {left:?}"
-    );
 
     // The results file, read back through the schema's own types.
-    let files: Vec<PathBuf> = fs::read_dir(&out_dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert_eq!(files.len(), 1, "{files:?}");
-    let name = files[0].file_name().unwrap().to_str().unwrap().to_string();
+    let name = run.file.file_name().unwrap().to_str().unwrap().to_string();
     assert!(
         name.starts_with("e3-") && name.ends_with("Z.json"),
         "{name}"
     );
     assert!(
-        text(&out.stdout).contains(&name),
+        text(&run.out.stdout).contains(&name),
         "stdout does not name {name}"
     );
-    let r = Results::load(&files[0]).expect("a valid results file");
+    let r = Results::load(&run.file).expect("a valid results file");
     assert_eq!(
         (r.experiment.as_str(), r.tool.as_str(), r.quick, r.repeat),
         ("e3", "builtin", true, 1)
@@ -306,46 +337,18 @@ fn quick_e3_on_two_variants_writes_the_results_and_leaves_nothing_behind() {
             assert_eq!(spread.relative, 0.0, "{at}: one repeat");
         }
     }
-    fs::remove_dir_all(&out_dir).ok();
+    fs::remove_dir_all(&run.dir).ok();
 }
 
 #[test]
 fn quick_e6_pipelines_plaintext_verifies_first_and_reports_tfb_tables() {
     let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
-    let bins = bin_dir();
-    let out_dir = scratch("e6");
-    let (out, seen, elapsed) = run_watched(
-        &[
-            "run",
-            "e6",
-            "--quick",
-            "--servers",
-            "server-prebuilt,server-hyper",
-            "--bin-dir",
-            bins.to_str().unwrap(),
-            "--results-dir",
-            out_dir.to_str().unwrap(),
-        ],
+    let run = quick_run(
+        "e6",
+        "server-prebuilt,server-hyper",
         Duration::from_secs(240),
     );
-    println!("bench run e6 --quick took {elapsed:.1?}");
-    assert!(
-        out.status.success(),
-        "{:?}: {}",
-        out.status,
-        text(&out.stderr)
-    );
-    let left = still_running(&seen);
-    assert!(
-        left.is_empty(),
-        "still running after bench exited: {left:?}"
-    );
-    let files: Vec<PathBuf> = fs::read_dir(&out_dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert_eq!(files.len(), 1, "{files:?}");
-    let mut r = Results::load(&files[0]).expect("a valid results file");
+    let mut r = Results::load(&run.file).expect("a valid results file");
     assert_eq!(r.experiment, "e6");
     for s in &r.servers {
         // Verified before the load: a 200 with the contract's body on both endpoints.
@@ -430,7 +433,7 @@ fn quick_e6_pipelines_plaintext_verifies_first_and_reports_tfb_tables() {
         md.contains("loadgen -p 16 records a latency for every request"),
         "{md}"
     );
-    fs::remove_dir_all(&out_dir).ok();
+    fs::remove_dir_all(&run.dir).ok();
 }
 
 #[test]
