@@ -249,11 +249,11 @@ fn verified(out: &mut String, r: &Results) {
     let head: Vec<String> = [
         "Server",
         "Endpoint",
+        "Header fields",
+        "Differs from the contract",
         "Status",
         "Head B",
         "Body B",
-        "Header fields",
-        "Differs from the contract",
     ]
     .map(String::from)
     .to_vec();
@@ -263,19 +263,19 @@ fn verified(out: &mut String, r: &Results) {
             rows.push(vec![
                 s.name.clone(),
                 v.endpoint.clone(),
-                v.status.map_or("-".into(), |c| c.to_string()),
-                v.head_bytes.to_string(),
-                v.body_bytes.to_string(),
                 v.fields.join(", "),
                 if v.notes.is_empty() {
                     "nothing".into()
                 } else {
                     v.notes.join("; ")
                 },
+                v.status.map_or("-".into(), |c| c.to_string()),
+                v.head_bytes.to_string(),
+                v.body_bytes.to_string(),
             ]);
         }
     }
-    write_table(out, &head, &rows, 2);
+    write_table(out, &head, &rows, 4);
 }
 
 fn header(out: &mut String, r: &Results) {
