@@ -259,8 +259,7 @@ pub fn run(
         add_usage(&mut run, &u);
     }
     if spec.pipeline > 1 {
-        run.notes
-            .push(tools::pipelined_latency(load.tool, spec.pipeline));
+        tools::pipelined(load.tool, spec.pipeline, &mut run);
     }
     let mut problems = Vec::new();
     if let Some(why) = no_answer(load.tool, &run) {

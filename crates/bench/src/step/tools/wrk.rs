@@ -4,7 +4,8 @@
 //! wrk keeps connections alive and runs for a duration; it has no request count, no
 //! new-connection-per-request mode and no HTTP/1.0. It pipelines through a Lua script, the one
 //! TechEmpower's plaintext test uses (`scripts/wrk/pipeline.lua`); with it, wrk records one
-//! latency per batch, not per request ([`super::pipelined_latency`]). Its units are binary (`KB` = 1024
+//! latency per batch, not per request, and its percentile table is wrong, so a pipelined run
+//! reports no latency ([`super::pipelined`]). Its units are binary (`KB` = 1024
 //! bytes) for sizes and `us`/`ms`/`s`/`m`/`h` for times. `--latency` prints p50, p75, p90
 //! and p99: there is no p95.
 
