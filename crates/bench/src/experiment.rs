@@ -1,4 +1,4 @@
-//! E1–E5 as data: each experiment's title, the load its article used, its endpoints and its
+//! E1–E6 as data: each experiment's title, the load its article used, its endpoints and its
 //! steps (connections, duration or request count, connection mode, timeout, headers), at the
 //! default length and at `--quick` length.
 //!
@@ -14,6 +14,12 @@
 //! Each experiment also carries its article's question and the figures the article reported
 //! ([`Reported`], quoted from EXPERIMENTS.md), each naming the peer, endpoint and step where
 //! our figure for the same system is read, so a report can show them side by side.
+//!
+//! E6 is TechEmpower's profile rather than an article's: its plaintext test (`/hello`, wrk's
+//! pipeline script at depth 16, 15 s per step, `--timeout 8`) at 256, 1,024 and 4,096
+//! connections (TFB also runs 16,384: past what one load process keeps open here beside a
+//! server of 16,384 sockets within RLIMIT_NOFILE 20,000), and its JSON test (`/api/hello`, no
+//! pipelining) at 16, 64, 256 and 512.
 
 use std::time::Duration;
 
@@ -25,9 +31,9 @@ pub const TOKEN: &str = contract::body::DEFAULT_AUTH_TOKEN;
 /// One experiment.
 #[derive(Clone, Debug)]
 pub struct Experiment {
-    /// Lowercase id: `e1` … `e5`.
+    /// Lowercase id: `e1` … `e6`.
     pub id: &'static str,
-    /// The id as servers.toml lists it: `E1` … `E5`.
+    /// The id as servers.toml lists it: `E1` … `E6`.
     pub manifest_id: &'static str,
     /// A one-line title.
     pub title: &'static str,
@@ -348,6 +354,9 @@ pub struct Step {
     /// How requests are sent: keep-alive (wrk, k6, autocannon), HTTP/1.0 with a new
     /// connection each (ab), HTTP/1.0 keep-alive (ab -k).
     pub mode: Mode,
+    /// Requests written back to back on a connection before its answers are read (1: no
+    /// pipelining; E6's plaintext: 16).
+    pub pipeline: usize,
     /// Per-request timeout (the tool's).
     pub timeout: Duration,
     /// Extra request headers.
@@ -369,7 +378,7 @@ const NO_HEADERS: &[(&str, &str)] = &[];
 const BEARER: &[(&str, &str)] = &[("Authorization", "Bearer bench-token")];
 
 /// Every experiment, in order.
-pub const ALL: [Experiment; 5] = [
+pub const ALL: [Experiment; 6] = [
     Experiment {
         id: "e1",
         manifest_id: "E1",
@@ -436,14 +445,29 @@ pub const ALL: [Experiment; 5] = [
         reported: E5_REPORTED,
         reported_note: "At 100 connections, client and server on two 24-core Xeon E5-2430 machines; ours has one server CPU, so the cluster and N-worker forms get one worker.",
     },
+    Experiment {
+        id: "e6",
+        manifest_id: "E6",
+        title: "The TechEmpower profile: plaintext (/hello, pipelined 16 deep) at 256/1,024/4,096 connections, JSON (/api/hello) at 16/64/256/512",
+        article_load: "TFB: wrk -t1 -d15 --timeout 8 with pipeline.lua 16 at -c256..16384 (plaintext), without at -c16..512 (JSON)",
+        repeat: 1,
+        scenarios_only: false,
+        endpoints: &[("/hello", NO_HEADERS), ("/api/hello", NO_HEADERS)],
+        question: "What does each server do under TechEmpower's load: a pipelined plaintext test and a JSON test, many connections?",
+        reported: &[],
+        reported_note: "TechEmpower publishes its own rounds on its own hardware; this run is the profile's shape on this machine, with no article figures to set beside it.",
+    },
 ];
+
+/// E6's pipelining depth on its plaintext test (TechEmpower's).
+pub const TFB_PIPELINE: usize = 16;
 
 /// The experiment called `id` (`e3` or `E3`).
 pub fn find(id: &str) -> Option<&'static Experiment> {
     ALL.iter().find(|e| e.id.eq_ignore_ascii_case(id))
 }
 
-/// The ids, for messages: `e1, e2, e3, e4, e5`.
+/// The ids, for messages: `e1, e2, e3, e4, e5, e6`.
 pub fn ids() -> String {
     ALL.iter().map(|e| e.id).collect::<Vec<_>>().join(", ")
 }
@@ -462,6 +486,7 @@ impl Experiment {
                 duration: None,
                 requests: None,
                 mode: Mode::KeepAlive,
+                pipeline: 1,
                 timeout: Duration::from_secs(60),
                 headers: headers
                     .iter()
@@ -503,6 +528,21 @@ impl Experiment {
                         timeout: Duration::from_secs(10),
                         ..step(name, 100)
                     });
+                }
+                "e6" => {
+                    let (counts, pipeline): (&[usize], usize) = if endpoint == "/hello" {
+                        (&[256, 1024, 4096], TFB_PIPELINE)
+                    } else {
+                        (&[16, 64, 256, 512], 1)
+                    };
+                    for &c in counts {
+                        steps.push(Step {
+                            duration: Some(secs(15)),
+                            timeout: Duration::from_secs(8),
+                            pipeline,
+                            ..step(format!("c{c}"), c)
+                        });
+                    }
                 }
                 _ => {
                     let n = if quick { 2_000 } else { 50_000 };
@@ -581,7 +621,35 @@ mod tests {
                 .iter()
                 .all(|s| { s.duration == Some(Duration::from_secs(20)) && s.connections == 100 })
         );
-        assert!(find("e6").is_none());
+        let e6 = find("e6").unwrap().steps(false);
+        let shape: Vec<(&str, usize, usize)> = e6
+            .iter()
+            .map(|s| (s.endpoint.as_str(), s.connections, s.pipeline))
+            .collect();
+        assert_eq!(
+            shape,
+            [
+                ("/hello", 256, 16),
+                ("/hello", 1024, 16),
+                ("/hello", 4096, 16),
+                ("/api/hello", 16, 1),
+                ("/api/hello", 64, 1),
+                ("/api/hello", 256, 1),
+                ("/api/hello", 512, 1),
+            ]
+        );
+        assert!(
+            e6.iter()
+                .all(|s| s.duration == Some(Duration::from_secs(15))
+                    && s.timeout == Duration::from_secs(8)
+                    && s.mode == Mode::KeepAlive)
+        );
+        assert!(
+            ALL.iter()
+                .filter(|e| e.id != "e6")
+                .all(|e| e.steps(false).iter().all(|s| s.pipeline == 1))
+        );
+        assert!(find("e7").is_none());
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! The `bench` binary end to end, with real servers, real sockets and the real load generator:
 //! a quick E3 run on two Rust variants (its JSON, and that nothing it started survives it), a
-//! SIGINT in the middle of a run, and bad input (one line on stderr, a non-zero exit).
+//! quick E6 run (pipelined steps, the responses verified before the load, TechEmpower's
+//! tables), a SIGINT in the middle of a run, and bad input (one line on stderr, a non-zero
+//! exit).
 //!
 //! The servers and `loadgen` are the debug binaries beside this test's `bench` (built by
 //! `cargo test --workspace`; built here with `cargo build` when missing), passed with
@@ -219,24 +221,28 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-#[test]
-fn quick_e3_on_two_variants_writes_the_results_and_leaves_nothing_behind() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+/// What a quick run left: its output, the processes seen under it, how long it took, its
+/// results folder and the results file read back.
+struct QuickRun {
+    out: Output,
+    seen: BTreeMap<i32, Seen>,
+    elapsed: Duration,
+    dir: PathBuf,
+    file: PathBuf,
+}
+
+/// `bench run EXPERIMENT --quick --servers SERVERS` with the test's binaries, within `limit`:
+/// it must succeed, leave nothing running and write exactly one results file.
+fn quick_run(experiment: &str, servers: &str, limit: Duration) -> QuickRun {
     let bins = bin_dir();
-    let out_dir = scratch("e3");
+    let dir = scratch(experiment);
     let (out, seen, elapsed) = bench_in(
-        &[
-            "run",
-            "e3",
-            "--quick",
-            "--servers",
-            "server-prebuilt,server-hyper",
-        ],
-        (&bins, &out_dir),
+        &["run", experiment, "--quick", "--servers", servers],
+        (&bins, &dir),
         &[],
-        Duration::from_secs(180),
+        limit,
     );
-    println!("bench run e3 --quick took {elapsed:.1?}");
+    println!("bench run {experiment} --quick took {elapsed:.1?}");
     println!("{}", text(&out.stdout));
     assert!(
         out.status.success(),
@@ -244,38 +250,59 @@ fn quick_e3_on_two_variants_writes_the_results_and_leaves_nothing_behind() {
         out.status,
         text(&out.stderr)
     );
-    assert!(elapsed < Duration::from_secs(120), "took {elapsed:?}");
+    let left = still_running(&seen);
+    assert!(
+        left.is_empty(),
+        "still running after bench exited: {left:?}"
+    );
+    let files: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    QuickRun {
+        out,
+        seen,
+        elapsed,
+        file: files[0].clone(),
+        dir,
+    }
+}
 
-    // Everything it started is gone, and it did start servers and load generators.
-    let names: Vec<&str> = seen.values().map(|s| s.comm.as_str()).collect();
+#[test]
+fn quick_e3_on_two_variants_writes_the_results_and_leaves_nothing_behind() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let run = quick_run(
+        "e3",
+        "server-prebuilt,server-hyper",
+        Duration::from_secs(180),
+    );
+    assert!(
+        run.elapsed < Duration::from_secs(120),
+        "took {:?}",
+        run.elapsed
+    );
+
+    // It did start servers and load generators (and, above, left none of them).
+    let names: Vec<&str> = run.seen.values().map(|s| s.comm.as_str()).collect();
     for want in ["server-prebuilt", "server-hyper", "loadgen"] {
         assert!(
             names.contains(&want),
             "never saw {want} under bench: {names:?}"
         );
     }
-    let left = still_running(&seen);
-    assert!(
-        left.is_empty(),
-        "still running after bench exited: {left:?}"
-    );
 
     // The results file, read back through the schema's own types.
-    let files: Vec<PathBuf> = fs::read_dir(&out_dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert_eq!(files.len(), 1, "{files:?}");
-    let name = files[0].file_name().unwrap().to_str().unwrap().to_string();
+    let name = run.file.file_name().unwrap().to_str().unwrap().to_string();
     assert!(
         name.starts_with("e3-") && name.ends_with("Z.json"),
         "{name}"
     );
     assert!(
-        text(&out.stdout).contains(&name),
+        text(&run.out.stdout).contains(&name),
         "stdout does not name {name}"
     );
-    let r = Results::load(&files[0]).expect("a valid results file");
+    let r = Results::load(&run.file).expect("a valid results file");
     assert_eq!(
         (r.experiment.as_str(), r.tool.as_str(), r.quick, r.repeat),
         ("e3", "builtin", true, 1)
@@ -341,7 +368,103 @@ fn quick_e3_on_two_variants_writes_the_results_and_leaves_nothing_behind() {
             assert_eq!(spread.relative, 0.0, "{at}: one repeat");
         }
     }
-    fs::remove_dir_all(&out_dir).ok();
+    fs::remove_dir_all(&run.dir).ok();
+}
+
+#[test]
+fn quick_e6_pipelines_plaintext_verifies_first_and_reports_tfb_tables() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let run = quick_run(
+        "e6",
+        "server-prebuilt,server-hyper",
+        Duration::from_secs(240),
+    );
+    let mut r = Results::load(&run.file).expect("a valid results file");
+    assert_eq!(r.experiment, "e6");
+    for s in &r.servers {
+        // Verified before the load: a 200 with the contract's body on both endpoints.
+        let verified: Vec<(&str, Option<u16>, bool)> = s
+            .verified
+            .iter()
+            .map(|v| (v.endpoint.as_str(), v.status, v.notes.is_empty()))
+            .collect();
+        assert_eq!(
+            verified,
+            [("/api/hello", Some(200), true), ("/hello", Some(200), true)],
+            "{}: {:?}",
+            s.name,
+            s.verified
+        );
+        let steps: Vec<(&str, &str)> = s
+            .steps
+            .iter()
+            .map(|st| (st.endpoint.as_str(), st.step.as_str()))
+            .collect();
+        assert_eq!(
+            steps,
+            [
+                ("/hello", "c256"),
+                ("/hello", "c1024"),
+                ("/hello", "c4096"),
+                ("/api/hello", "c16"),
+                ("/api/hello", "c64"),
+                ("/api/hello", "c256"),
+                ("/api/hello", "c512"),
+            ]
+        );
+        for st in &s.steps {
+            let at = format!("{} {} {}", s.name, st.endpoint, st.step);
+            assert!(st.valid, "{at}: {:?}", st.invalid_reason);
+            let piped = st.tool_command.windows(2).any(|w| w == ["-p", "16"]);
+            assert_eq!(
+                piped,
+                st.endpoint == "/hello",
+                "{at}: {:?}",
+                st.tool_command
+            );
+            let m = st.median.as_ref().expect("a median");
+            assert!(m.requests > 0 && m.requests_per_s > 0.0, "{at}: {m:?}");
+            assert_eq!(m.errors.total(), 0, "{at}: {:?}", m.errors);
+            let caveat = m
+                .notes
+                .iter()
+                .any(|n| n.starts_with("loadgen -p 16 records"));
+            assert_eq!(caveat, piped, "{at}: {:?}", m.notes);
+        }
+    }
+    // TechEmpower's shape: requests/s per concurrency, best, share, errors; the pipelined
+    // latency caveat; the verification table. A tool-bound figure is marked.
+    if let Some(m) = r.servers[0].steps[0].median.as_mut() {
+        m.notes.push(
+            "loadgen was busy: a worker thread used 99 % of a CPU, so it may have set the pace"
+                .into(),
+        );
+    }
+    let md = bench::report::markdown(&r);
+    let plain = md
+        .lines()
+        .skip_while(|l| !l.starts_with("## Plaintext (`/hello`, pipelined 16 deep)"))
+        .nth(2)
+        .unwrap_or_else(|| panic!("no plaintext table in:\n{md}"));
+    assert_eq!(
+        plain,
+        "| Server | Analogue of | c256 | c1024 | c4096 | best | % of best | errors |"
+    );
+    assert!(
+        md.contains("## JSON (`/api/hello`, no pipelining): requests/s"),
+        "{md}"
+    );
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| server-prebuilt |"))
+        .unwrap();
+    assert!(row.split(" | ").nth(2).unwrap().ends_with(" †"), "{row}");
+    assert!(md.contains("## Responses verified before the load"), "{md}");
+    assert!(
+        md.contains("loadgen -p 16 records a latency for every request"),
+        "{md}"
+    );
+    fs::remove_dir_all(&run.dir).ok();
 }
 
 #[test]

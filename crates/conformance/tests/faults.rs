@@ -360,7 +360,16 @@ const FAULTS: &[(Fault, bool, Expect)] = &[
     (
         Fault::IgnoreConnectionClose,
         false,
-        Exactly(&["conn.http11-close", "conn.close-token-case"]),
+        Exactly(&[
+            "conn.http11-close",
+            "conn.close-token-case",
+            "conn.close-mid-pipeline",
+        ]),
+    ),
+    (
+        Fault::AnswersAfterClose,
+        false,
+        Exactly(&["conn.close-mid-pipeline"]),
     ),
     (
         Fault::CloseCaseSensitive,

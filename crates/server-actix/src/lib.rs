@@ -46,6 +46,7 @@ pub fn server(listener: TcpListener, config: &Config) -> io::Result<Server> {
         .client_disconnect_timeout(Duration::from_secs(1))
         .shutdown_timeout(SHUTDOWN_GRACE.as_secs())
         .disable_signals()
+        .on_connect(middleware::on_connect)
         .listen(listener)?
         .run();
     Ok(server)

@@ -9,12 +9,18 @@
 //!   whose other Host rules actix applies itself), answers 404 for a path actix would match
 //!   only after percent-decoding it, refuses a `content-length` over 1 MiB at once (413), and
 //!   reads and drops the body (chunked past 1 MiB: 413) so the next request on the connection
-//!   is served.
+//!   is served; and it ends the connection after a request that closes it ([`ConnEnd`]).
+
+use std::any::Any;
+use std::cell::Cell;
+use std::net::Shutdown;
+use std::os::fd::{AsRawFd, BorrowedFd, RawFd};
 
 use actix_web::body::{BodySize, BodyStream, BoxBody, EitherBody, MessageBody};
+use actix_web::dev::Extensions;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderValue};
-use actix_web::http::{Method, StatusCode, Version};
+use actix_web::http::{ConnectionType, Method, StatusCode, Version};
 use actix_web::middleware::Next;
 use actix_web::web::Bytes;
 use actix_web::{Error, HttpMessage, HttpResponse, web};
@@ -49,11 +55,60 @@ pub async fn require_bearer(
     }
 }
 
+/// One connection's end (connection data, [`on_connect`]): whether a request on it has asked
+/// for the close, and its socket, to end it.
+///
+/// RFC 9112 §9.6: after answering a request with `close` the server closes and processes no
+/// later request. actix-http's dispatcher decodes up to 16 pipelined requests ahead and answers
+/// every queued one: a `close` only makes the next answers carry `connection: close` (and the
+/// codec takes the connection type from the last request *decoded*, so the close answer itself
+/// went without the field when a keep-alive request was pipelined behind it). Nothing a
+/// service returns stops the queue, so a request that arrives after the close shuts the socket
+/// down before its own answer can be written, and actix drops the connection on the failed write.
+#[derive(Debug)]
+pub struct ConnEnd {
+    fd: RawFd,
+    closing: Cell<bool>,
+}
+
+/// actix's `on_connect` hook: records each TCP connection's [`ConnEnd`].
+pub fn on_connect(io: &dyn Any, data: &mut Extensions) {
+    if let Some(stream) = io.downcast_ref::<actix_web::rt::net::TcpStream>() {
+        data.insert(ConnEnd {
+            fd: stream.as_raw_fd(),
+            closing: Cell::new(false),
+        });
+    }
+}
+
+impl ConnEnd {
+    /// Shuts the connection's socket down both ways: the FIN follows what is already written.
+    fn shutdown(&self) {
+        // SAFETY: a request's connection data lives in the dispatcher that owns the stream; the
+        // dispatcher is polling this request's service, so the descriptor is open and is still
+        // this connection's.
+        let fd = unsafe { BorrowedFd::borrow_raw(self.fd) };
+        let _ = socket2::SockRef::from(&fd).shutdown(Shutdown::Both);
+    }
+}
+
 /// The cycle every request goes through (see the module docs).
 pub async fn request_cycle(
     mut req: ServiceRequest,
     next: Next<impl MessageBody>,
 ) -> Result<ServiceResponse<EitherBody<impl MessageBody>>, Error> {
+    let closes = req.head().connection_type() == ConnectionType::Close;
+    if let Some(end) = req.conn_data::<ConnEnd>() {
+        if end.closing.get() {
+            // Pipelined after the close: one yield lets the dispatcher write the answers
+            // before it (to the kernel), then the shutdown ends the connection; this request's
+            // answer fails to be written and is never seen.
+            actix_web::rt::task::yield_now().await;
+            end.shutdown();
+            return Ok(refuse(req, StatusCode::BAD_REQUEST));
+        }
+        end.closing.set(closes);
+    }
     if head_len(&req) > MAX_HEAD {
         return Ok(refuse(req, StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE));
     }
@@ -89,7 +144,13 @@ pub async fn request_cycle(
         }
     }
     let head = req.method() == Method::HEAD;
-    let res = next.call(req).await?;
+    let mut res = next.call(req).await?;
+    if closes {
+        // The close answer says so, whatever request the codec decoded last.
+        res.response_mut()
+            .head_mut()
+            .set_connection_type(ConnectionType::Close);
+    }
     Ok(if head {
         head_answer(res)
     } else {

@@ -6,13 +6,16 @@
 //! - [`service`]: the request handler, from request parts to an exact response;
 //! - [`head_timer`]: the slowloris guard, an IO wrapper that closes a connection whose request
 //!   head is still incomplete 10 s after its first byte, while idle keep-alive connections
-//!   stay open.
+//!   stay open;
+//! - [`batch`]: an IO wrapper that writes a batch of pipelined answers at once (hyper flushes
+//!   each answer by itself, and its `pipeline_flush` loses answers on a closing connection).
 //!
 //! hyper answers some bad input itself before the service sees it (bad request line or
 //! header, over-long head, conflicting lengths, unknown transfer codings); the crate's README
 //! lists what it answers for each row of the contract.
 #![deny(missing_docs)]
 
+pub mod batch;
 pub mod head_timer;
 pub mod service;
 
@@ -28,6 +31,7 @@ use serve::{Config, net};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
+use crate::batch::Batch;
 use crate::head_timer::{HeadTimer, Phase};
 use crate::service::Ctx;
 
@@ -74,7 +78,7 @@ where
     while let Some((stream, peer)) = net::accept(&listener, &mut shutdown).await {
         let phase = Phase::new();
         let service = make(peer, Arc::clone(&phase));
-        let io = TokioIo::new(HeadTimer::new(stream, phase, HEAD_TIMEOUT));
+        let io = TokioIo::new(Batch::new(HeadTimer::new(stream, phase, HEAD_TIMEOUT)));
         let conn = builder.serve_connection(io, service);
         let mut shutdown = shutdown.clone();
         let alive = alive.clone();
@@ -106,6 +110,8 @@ fn builder() -> http1::Builder {
         // buffered bytes without a complete head, is answered 431 and closed.
         .max_header_size(MAX_HEAD)
         .half_close(false)
+        // Not `pipeline_flush(true)`: [`Batch`] writes a pipelined batch at once instead,
+        // without losing the answers of a connection that closes with bytes unread.
         .keep_alive(true);
     b
 }

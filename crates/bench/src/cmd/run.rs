@@ -315,6 +315,10 @@ impl Run<'_> {
                     )?;
                     results.servers[i].command = running.command.clone();
                     let addr = running.addr;
+                    if r == 1 && p.exp.id == "e6" {
+                        // TechEmpower verifies every response before any load.
+                        results.servers[i].verified = super::verify::before_load(s, addr, steps);
+                    }
                     let failed = self.steps(
                         Subject::new(addr, Some(&mut running)),
                         steps,
@@ -410,6 +414,7 @@ impl Run<'_> {
                 command: Vec::new(),
                 extra_headers: Vec::new(),
                 steps: Vec::new(),
+                verified: Vec::new(),
             },
         };
         entry.steps = step::results_for(steps);

@@ -243,6 +243,7 @@ fn step_of(args: &CompareArgs) -> anyhow::Result<Step> {
         duration: Some(args.duration),
         requests: None,
         mode,
+        pipeline: 1,
         timeout: std::time::Duration::from_secs(60),
         headers,
         warmup: Warmup::For(args.warmup),

@@ -215,6 +215,38 @@ pub fn fairness(server: &Server, addr: SocketAddr) -> Vec<(&'static str, Result<
         .collect()
 }
 
+/// One plain `GET` of each endpoint of `steps` that verify probes, judged as the fairness
+/// table judges it: what `bench run e6` records before any load.
+pub fn before_load(
+    server: &Server,
+    addr: SocketAddr,
+    steps: &[crate::experiment::Step],
+) -> Vec<crate::results::Verified> {
+    use crate::results::Verified;
+    probes(server)
+        .into_iter()
+        .filter(|(path, _)| steps.iter().any(|s| s.endpoint == *path))
+        .map(|(path, header)| {
+            let endpoint = path.to_string();
+            match probe(server, addr, path, header.as_deref()) {
+                Ok(a) => Verified {
+                    endpoint,
+                    status: Some(a.status),
+                    head_bytes: a.head,
+                    body_bytes: a.body,
+                    fields: a.fields,
+                    notes: a.notes,
+                },
+                Err(e) => Verified {
+                    endpoint,
+                    notes: vec![format!("no answer: {e}")],
+                    ..Verified::default()
+                },
+            }
+        })
+        .collect()
+}
+
 fn probe(
     server: &Server,
     addr: SocketAddr,

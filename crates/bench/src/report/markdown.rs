@@ -8,7 +8,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use crate::results::{Results, Run, ServerResult};
+use crate::experiment::TFB_PIPELINE;
+use crate::results::{Results, Run, ServerResult, StepResult};
 
 use super::{endpoints, find, step_ids, thousands};
 
@@ -70,6 +71,7 @@ pub fn markdown(r: &Results) -> String {
                 table(&mut out, r, &cols);
             }
         }
+        "e6" => e6(&mut out, r, &endpoints),
         id => {
             for endpoint in &endpoints {
                 let steps = step_ids(r, endpoint);
@@ -156,6 +158,134 @@ fn columns(id: &str, steps: &[String]) -> Vec<Col> {
         }
     }
     cols
+}
+
+/// E6 in TechEmpower's shape: a table per test (plaintext, JSON), a row per server, its
+/// requests/s at each concurrency (`†` where the load tool may have set the pace), its best
+/// and the share of the best of all, and the errors; then what each server answered to one
+/// plain `GET` before any load.
+fn e6(out: &mut String, r: &Results, endpoints: &[String]) {
+    for endpoint in endpoints {
+        let (test, how) = if endpoint == "/hello" {
+            ("Plaintext", format!("pipelined {TFB_PIPELINE} deep"))
+        } else {
+            ("JSON", "no pipelining".to_string())
+        };
+        let _ = writeln!(out, "## {test} (`{endpoint}`, {how}): requests/s\n");
+        let steps = step_ids(r, endpoint);
+        let medians = |s| valid_medians(s, endpoint, &steps);
+        let best_of_all = r
+            .servers
+            .iter()
+            .flat_map(|s| {
+                medians(s)
+                    .into_iter()
+                    .flatten()
+                    .map(|(_, m)| m.requests_per_s)
+            })
+            .fold(0.0, f64::max);
+        let mut head = vec!["Server".to_string(), "Analogue of".to_string()];
+        head.extend(steps.iter().cloned());
+        head.extend(["best".into(), "% of best".into(), "errors".into()]);
+        let mut rows = Vec::new();
+        for s in &r.servers {
+            let mut row = vec![s.name.clone(), analogue(s)];
+            let runs = medians(s);
+            for (id, run) in steps.iter().zip(&runs) {
+                row.push(match (find(s, endpoint, id), run) {
+                    (None, _) => "—".to_string(),
+                    (Some(_), None) => "invalid".to_string(),
+                    (Some(_), Some((st, m))) if tool_bound(st, m) => format!("{} †", rps(m)),
+                    (Some(_), Some((_, m))) => rps(m),
+                });
+            }
+            let best = runs
+                .iter()
+                .flatten()
+                .map(|(_, m)| m.requests_per_s)
+                .fold(None, |b: Option<f64>, x| Some(b.map_or(x, |b| b.max(x))));
+            row.push(best.map_or("n/a".into(), thousands));
+            row.push(match best {
+                Some(b) if best_of_all > 0.0 => format!("{:.1} %", b / best_of_all * 100.0),
+                _ => "n/a".into(),
+            });
+            let errors: Vec<String> = runs
+                .iter()
+                .map(|run| run.map_or("—".into(), |(_, m)| errors_cell(m)))
+                .collect();
+            row.push(errors.join(" / "));
+            rows.push(row);
+        }
+        write_table(out, &head, &rows, 2);
+    }
+    let _ = writeln!(
+        out,
+        "† the load tool may have set the pace of this figure (it was busy), so the server may be faster. Errors are per concurrency, in the columns' order.\n"
+    );
+    verified(out, r);
+}
+
+/// Each step's valid median run of `s` on `endpoint` (`None`: not run, invalid or empty).
+fn valid_medians<'a>(
+    s: &'a ServerResult,
+    endpoint: &str,
+    steps: &[String],
+) -> Vec<Option<(&'a StepResult, &'a Run)>> {
+    steps
+        .iter()
+        .map(|id| {
+            find(s, endpoint, id)
+                .filter(|st| st.valid)
+                .and_then(|st| Some((st, st.median.as_ref()?)))
+        })
+        .collect()
+}
+
+/// Whether the load tool may have set the pace of `run`: the built-in generator's own flag,
+/// which the report's caveats also name.
+fn tool_bound(_step: &StepResult, run: &Run) -> bool {
+    run.notes.iter().any(|n| n.starts_with("loadgen was busy"))
+}
+
+/// What each server answered to one plain `GET` per endpoint before the load.
+fn verified(out: &mut String, r: &Results) {
+    if r.servers.iter().all(|s| s.verified.is_empty()) {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "## Responses verified before the load (one plain `GET` each)\n"
+    );
+    let head: Vec<String> = [
+        "Server",
+        "Endpoint",
+        "Header fields",
+        "Differs from the contract",
+        "Status",
+        "Head B",
+        "Body B",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut rows = Vec::new();
+    for s in &r.servers {
+        for v in &s.verified {
+            rows.push(vec![
+                s.name.clone(),
+                v.endpoint.clone(),
+                v.fields.join(", "),
+                if v.notes.is_empty() {
+                    "nothing".into()
+                } else {
+                    v.notes.join("; ")
+                },
+                v.status.map_or("-".into(), |c| c.to_string()),
+                v.head_bytes.to_string(),
+                v.body_bytes.to_string(),
+            ]);
+        }
+    }
+    write_table(out, &head, &rows, 4);
 }
 
 fn header(out: &mut String, r: &Results) {

@@ -141,6 +141,27 @@ pub struct ServerResult {
     pub extra_headers: Vec<ExtraHeader>,
     /// One entry per step of the experiment, in order.
     pub steps: Vec<StepResult>,
+    /// E6: its answer to one plain `GET` of each of the experiment's endpoints, checked
+    /// before any load (`bench verify`'s fairness row); empty for the other experiments.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verified: Vec<Verified>,
+}
+
+/// One endpoint's answer to a plain `GET` before the load, as `bench verify` judges it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verified {
+    /// The request target.
+    pub endpoint: String,
+    /// The status code (`None`: no answer, and `notes` says why).
+    pub status: Option<u16>,
+    /// Bytes of the status line and header fields.
+    pub head_bytes: usize,
+    /// Bytes of the body.
+    pub body_bytes: usize,
+    /// The field names, lowercase, in the order sent.
+    pub fields: Vec<String>,
+    /// What differs from the contract (empty: nothing).
+    pub notes: Vec<String>,
 }
 
 impl ServerResult {
@@ -158,6 +179,7 @@ impl ServerResult {
             command,
             extra_headers: server.extra_headers.iter().map(ExtraHeader::from).collect(),
             steps: Vec::new(),
+            verified: Vec::new(),
         }
     }
 }
@@ -685,6 +707,7 @@ mod tests {
                     bytes: 11,
                 }],
                 steps: vec![step],
+                verified: vec![],
             }],
         }
     }

@@ -52,6 +52,7 @@ pub fn spec(step: &Step) -> LoadSpec {
         mode: step.mode,
         timeout: Some(step.timeout),
         headers: step.headers.clone(),
+        pipeline: step.pipeline,
         warmup: None,
         stages: Vec::new(),
     }
@@ -262,6 +263,9 @@ pub fn run(
         add_usage(&mut run, &u);
     }
     add_tool_usage(&mut run, load.tool, load.cpus, output.usage.as_ref());
+    if spec.pipeline > 1 {
+        tools::pipelined(load.tool, spec.pipeline, &mut run);
+    }
     let mut problems = Vec::new();
     if let Some(why) = no_answer(load.tool, &run) {
         problems.push(void(result, why));
@@ -450,6 +454,7 @@ mod tests {
             duration: Some(Duration::from_secs(2)),
             requests: None,
             mode,
+            pipeline: 1,
             timeout: Duration::from_secs(5),
             headers: Vec::new(),
             warmup: Warmup::For(Duration::from_secs(1)),

@@ -159,6 +159,28 @@ fn pipelined_16(c: &Ctx<'_>) -> Judged {
     Ok(())
 }
 
+/// RFC 9112 §9.6: `GET /hello`, `GET /hello` with `Connection: close`, `GET /hello`, in one
+/// write. The first is answered and keeps the connection, the second is answered with
+/// `connection: close`, and then the connection closes with nothing more: the third request,
+/// which came after the close, is not answered.
+fn close_mid_pipeline(c: &Ctx<'_>) -> Judged {
+    let hello = c.get("/hello");
+    let mut bytes = hello.clone();
+    bytes.extend_from_slice(&c.req("GET", "/hello", &["Connection: close"]));
+    bytes.extend_from_slice(&hello);
+    let mut conn = c.connect()?;
+    c.send(&mut conn, &bytes)?;
+    let step = "response 1 of 2 (before the close)";
+    let resp = c.read(&mut conn, false).map_err(|f| f.at(step))?;
+    expect::status(&resp, 200, false).map_err(|f| f.at(step))?;
+    expect::body(&resp, HELLO_TEXT).map_err(|f| f.at(step))?;
+    c.keeps_open(&resp).map_err(|f| f.at(step))?;
+    let step = "response 2 of 2 (the request with Connection: close)";
+    let resp = read_hello(c, &mut conn, ConnField::Close, false).map_err(|f| f.at(step))?;
+    c.expect_close(&mut conn, &resp)
+        .map_err(|f| f.at("after the close, the third request unanswered"))
+}
+
 fn one_byte_writes(c: &Ctx<'_>) -> Judged {
     let req = c.req("GET", "/hello", &["Accept: */*"]);
     let mut conn = c.connect()?;
@@ -265,6 +287,12 @@ pub(super) const CHECKS: &[Check] = &[
         pipelined_16,
     )
     .needs(&["/api/hello", "/", "/api", "/api/private"]),
+    fast(
+        "conn.close-mid-pipeline",
+        Connection,
+        "Connection: close inside a pipeline: answered with connection: close, later requests not answered, then close",
+        close_mid_pipeline,
+    ),
     fast(
         "conn.one-byte-writes",
         Connection,

@@ -64,7 +64,8 @@ faults! {
     FirstAuthorizationWins, PrefixCompare, StartsWithCompare,
     // Connections.
     CloseAfter50, Http10KeepsOpen, Http10IgnoresKeepAlive, IgnoreConnectionClose,
-    CloseCaseSensitive, AlwaysKeepAliveHeader, KeepAliveHeaderWhenAsked, PipelineCap8,
+    CloseCaseSensitive, AnswersAfterClose, AlwaysKeepAliveHeader, KeepAliveHeaderWhenAsked,
+    PipelineCap8,
     HeadEndInLastReadOnly, ParseFirstReadOnly,
     // Bad input.
     BadRequestNoClose, HeadLimit16k, HeadLimit7k, IgnoreContentLength, BodyLimitOffByOne,
@@ -209,6 +210,7 @@ pub async fn serve(listener: TcpListener, fault: Fault) {
                 buf: Vec::new(),
                 served: 0,
                 batch: 0,
+                draining: false,
             }
             .run()
             .await;
@@ -281,6 +283,8 @@ struct Conn {
     served: usize,
     /// Requests answered since the last socket read.
     batch: usize,
+    /// `AnswersAfterClose`: a `close` was answered; serve what is buffered, then close.
+    draining: bool,
 }
 
 struct Reply {
@@ -292,6 +296,9 @@ struct Reply {
 impl Conn {
     async fn run(&mut self) {
         loop {
+            if self.draining && self.buf.is_empty() {
+                return;
+            }
             let head_len = match self.read_head().await {
                 HeadEnd::Complete(n) => n,
                 HeadEnd::Eof | HeadEnd::Close => return,
@@ -501,7 +508,14 @@ impl Conn {
         self.served += 1;
         let keep = keep && !(self.fault == Fault::CloseAfter50 && self.served >= 50);
         self.batch += 1;
-        self.respond(&request, reply, keep).await
+        let asked_close = request.minor == 1 && request.connection_has("close", false);
+        let kept = self.respond(&request, reply, keep).await;
+        if !kept && asked_close && self.fault == Fault::AnswersAfterClose {
+            // The fault answers the requests pipelined after the close before closing.
+            self.draining = true;
+            return true;
+        }
+        kept
     }
 
     fn framing(&self, r: &Request) -> Result<Framing, u16> {

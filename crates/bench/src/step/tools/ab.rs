@@ -305,6 +305,7 @@ mod tests {
             mode,
             timeout: None,
             headers: vec![],
+            pipeline: 1,
             warmup: None,
             stages: vec![],
         }

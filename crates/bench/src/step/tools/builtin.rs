@@ -1,5 +1,5 @@
-//! The built-in generator: `loadgen URL -c N [-d D] [-n N] --mode M [--timeout T] [-H …]
-//! [--warmup W] --json --no-progress`, and its `loadgen.report/1` JSON.
+//! The built-in generator: `loadgen URL -c N [-d D] [-n N] --mode M [-p P] [--timeout T]
+//! [-H …] [--warmup W] --json --no-progress`, and its `loadgen.report/1` JSON.
 //!
 //! It does every mode and both bounds. Its latency summary has p50/p75/p90/p95/p99/p99.9.
 //! When one of its threads was busy nearly all the time the run's notes say the generator,
@@ -32,6 +32,9 @@ pub(super) fn argv(spec: &LoadSpec, url: &str) -> Vec<String> {
         a.extend(["-n".into(), n.to_string()]);
     }
     a.extend(["--mode".into(), spec.mode.name().to_string()]);
+    if spec.pipeline > 1 {
+        a.extend(["-p".into(), spec.pipeline.to_string()]);
+    }
     if let Some(t) = spec.timeout {
         a.extend(["--timeout".into(), duration_arg(t)]);
     }
@@ -120,6 +123,15 @@ mod tests {
             a.join(" "),
             "/t/loadgen http://127.0.0.1:1/hello -c 50 -d 2s -n 1000 --mode http1.0-keep-alive \
              --timeout 1500ms -H Authorization: Bearer t --warmup 1s --json --no-progress"
+        );
+        let mut p = LoadSpec::keep_alive(100, Duration::from_secs(5));
+        p.pipeline = 16;
+        let a = Tool::Builtin
+            .argv(&p, "http://h:1/", Path::new("lg"))
+            .unwrap();
+        assert_eq!(
+            a.join(" "),
+            "lg http://h:1/ -c 100 -d 5s --mode keep-alive -p 16 --json --no-progress"
         );
         let s = LoadSpec {
             duration: None,

@@ -1,15 +1,26 @@
-//! wrk 4: `wrk -t1 -cN -dDs [--timeout Ts] [-H …] --latency URL`, and its text summary.
+//! wrk 4: `wrk -t1 -cN -dDs [--timeout Ts] [-H …] --latency [-s scripts/wrk/pipeline.lua] URL
+//! [-- DEPTH]`, and its text summary.
 //!
 //! wrk keeps connections alive and runs for a duration; it has no request count, no
-//! new-connection-per-request mode and no HTTP/1.0. Its units are binary (`KB` = 1024
+//! new-connection-per-request mode and no HTTP/1.0. It pipelines through a Lua script, the one
+//! TechEmpower's plaintext test uses (`scripts/wrk/pipeline.lua`); with it, wrk records one
+//! latency per batch, not per request, and its percentile table is wrong, so a pipelined run
+//! reports no latency ([`super::pipelined`]). Its units are binary (`KB` = 1024
 //! bytes) for sizes and `us`/`ms`/`s`/`m`/`h` for times. `--latency` prints p50, p75, p90
 //! and p99: there is no p95.
+
+use std::path::PathBuf;
 
 use crate::results::{Errors, Latency, Run};
 
 use super::{LoadSpec, Mode, ParseError, Tool, Unsupported, finite, header_args, us, whole_secs};
 
 const T: Tool = Tool::Wrk;
+
+/// The request script of a pipelined step: the workspace's `scripts/wrk/pipeline.lua`.
+pub(super) fn pipeline_script() -> PathBuf {
+    manifest::workspace_root().join("scripts/wrk/pipeline.lua")
+}
 
 pub(super) fn argv(spec: &LoadSpec, url: &str) -> Result<Vec<String>, Unsupported> {
     match spec.mode {
@@ -45,7 +56,14 @@ pub(super) fn argv(spec: &LoadSpec, url: &str) -> Result<Vec<String>, Unsupporte
         ]);
     }
     a.extend(header_args("-H", &spec.headers));
-    a.extend(["--latency".to_string(), url.to_string()]);
+    a.push("--latency".to_string());
+    if spec.pipeline > 1 {
+        a.extend(["-s".to_string(), pipeline_script().display().to_string()]);
+    }
+    a.push(url.to_string());
+    if spec.pipeline > 1 {
+        a.extend(["--".to_string(), spec.pipeline.to_string()]);
+    }
     Ok(a)
 }
 
@@ -228,6 +246,29 @@ mod tests {
         s.duration = Some(Duration::from_millis(2500));
         let e = bare(Tool::Wrk, &s, "http://h:1/", Path::new("")).unwrap_err();
         assert!(e.reason.contains("whole seconds"), "{e}");
+    }
+
+    #[test]
+    fn pipelining_runs_the_script() {
+        let mut s = LoadSpec::keep_alive(256, Duration::from_secs(15));
+        s.timeout = Some(Duration::from_secs(8));
+        s.pipeline = 16;
+        let a = Tool::Wrk
+            .argv(&s, "http://h:1/hello", Path::new(""))
+            .unwrap();
+        let script = pipeline_script().display().to_string();
+        assert_eq!(
+            a.join(" "),
+            format!(
+                "wrk -t1 -c256 -d15s --timeout 8s --latency -s {script} http://h:1/hello -- 16"
+            )
+        );
+        assert!(pipeline_script().is_file(), "{script}");
+        let lua = std::fs::read_to_string(pipeline_script()).unwrap();
+        assert!(
+            lua.contains("wrk.format()") && lua.contains("args[1]"),
+            "{lua}"
+        );
     }
 
     #[test]
