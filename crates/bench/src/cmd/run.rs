@@ -233,6 +233,7 @@ impl Run<'_> {
             repeat: p.repeat,
             target: None,
             pinning: None,
+            workers: args.start.workers.map(|w| w as usize),
             notes,
             servers: Vec::new(),
         }
@@ -307,11 +308,12 @@ impl Run<'_> {
                     signals::check()?;
                     let label = format!("{} r{r}/{}", s.name, p.repeat);
                     progress.phase(format!("{label}: starting"), None);
-                    let mut running = server::start(
+                    let mut running = server::start_with(
                         s,
                         self.env,
                         args.start.port,
                         cpus.as_ref().map(|c| &c.server),
+                        args.start.workers.map(|w| w as usize),
                     )?;
                     results.servers[i].command = running.command.clone();
                     let addr = running.addr;
