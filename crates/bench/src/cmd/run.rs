@@ -292,6 +292,18 @@ impl Run<'_> {
                 crate::say!("{note}");
                 results.notes.push(note);
             }
+            if p.exp.id == "e4" {
+                let n = args
+                    .start
+                    .workers
+                    .map(|w| w as usize)
+                    .or_else(|| cpus.as_ref().map(|c| c.server.0.len().max(1)));
+                if let Some(note) =
+                    runtime_flavour(&s.name, args.start.workers.map(|w| w as usize), n)
+                {
+                    results.notes.push(note);
+                }
+            }
             let mut entry = ServerResult::new(s, Vec::new());
             entry.steps = step::results_for(steps);
             results.servers.push(entry);
@@ -486,6 +498,49 @@ impl Run<'_> {
         }
         Ok(problems)
     }
+}
+
+/// Which runtime flavour `server` ran E4's scenarios on, for the results' notes: `workers`
+/// is `--workers` (`None`: the server's default), `cpus` what a peer's `{cpus}` became.
+pub fn runtime_flavour(
+    server: &str,
+    workers: Option<usize>,
+    cpus: Option<usize>,
+) -> Option<String> {
+    let n = workers.unwrap_or(1);
+    let plural = |n: usize, one: &str, many: &str| {
+        if n == 1 {
+            format!("1 {one}")
+        } else {
+            format!("{n} {many}")
+        }
+    };
+    Some(match server {
+        "server-hyper" | "server-axum" => format!(
+            "{server} ran {} (one per worker thread, each with its own SO_REUSEPORT listener): \
+             a blocked runtime stalls every connection it holds; /api/sync-offload runs on tokio's \
+             blocking pool (spawn_blocking)",
+            plural(
+                n,
+                "current-thread tokio runtime",
+                "current-thread tokio runtimes"
+            )
+        ),
+        "server-actix" => format!(
+            "{server} ran actix-web with {} fed by one accept thread: a blocked worker stalls \
+             the connections it holds; /api/sync-offload runs on the blocking pool (web::block)",
+            plural(n, "single-threaded worker", "single-threaded workers")
+        ),
+        "node-http" => format!(
+            "node-http ran one event loop; /api/sync-offload runs on a pool of {} \
+             (`--workers`, one per server CPU by default)",
+            match workers.or(cpus) {
+                Some(k) => plural(k, "worker_threads Worker", "worker_threads Workers"),
+                None => "worker_threads Workers (the CPUs less one, at least 1)".to_string(),
+            }
+        ),
+        _ => return None,
+    })
 }
 
 /// Medians and spreads, the finish time, the file (now complete), the summary on stdout.
