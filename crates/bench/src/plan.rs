@@ -147,7 +147,11 @@ pub fn refuse_unless_applicable(
     loadgen: &std::path::Path,
     hint: &str,
 ) -> anyhow::Result<()> {
-    for step in steps {
+    // The probe alone (E4's baseline) is always the built-in generator's.
+    for step in steps
+        .iter()
+        .filter(|s| !(s.connections == 0 && s.probe.is_some()))
+    {
         for spec in [warmup_spec(step), spec(step)] {
             tool.argv(
                 &spec,

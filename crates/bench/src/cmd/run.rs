@@ -242,7 +242,9 @@ impl Run<'_> {
     /// Builds `packages` (and the built-in tool when it is the tool), with a progress line.
     fn build(&self, mut packages: Vec<String>) -> anyhow::Result<()> {
         let p = self.plan;
-        if p.tool == Tool::Builtin {
+        // The probe (E4) is the built-in generator whatever the tool.
+        let builtin = p.tool == Tool::Builtin || p.steps.iter().any(|s| s.probe.is_some());
+        if builtin {
             packages.push("loadgen".into());
         }
         let mut progress = Progress::new();
@@ -251,7 +253,7 @@ impl Run<'_> {
             progress.phase("cargo build --release".into(), None);
         }
         server::build(self.env, &packages, || progress.tick())?;
-        if p.tool == Tool::Builtin && !p.tool.available(&p.loadgen) {
+        if builtin && !Tool::Builtin.available(&p.loadgen) {
             bail!("the built-in tool is missing: no {}", p.loadgen.display());
         }
         Ok(())

@@ -106,8 +106,7 @@ fn probe_tables(out: &mut String, r: &Results) {
     }
     let _ = writeln!(
         out,
-        "## The probe: `{PROBE_ENDPOINT}` beside each scenario's load
-
+        "## The probe: `{PROBE_ENDPOINT}` beside each scenario's load\n\n\
          While each scenario's load runs, a probe of 1 connection (closed loop, the built-in \
          generator, pinned like the load) asks for `{PROBE_ENDPOINT}`, from a second after the \
          load's measured run starts to a second before it ends; `no load` is the probe alone \
@@ -702,6 +701,9 @@ mod tests {
             .find("## The probe: `/api/hello` beside each scenario's load")
             .expect(&md);
         let section = &md[at..];
+        assert!(
+            section.contains("load\n\nWhile each scenario's load runs, a probe of 1 connection")
+        );
         let at = section.find("### `server-hyper`").unwrap();
         let lines: Vec<&str> = section[at..]
             .lines()
