@@ -200,8 +200,9 @@ fn choose<'m>(
             if !s.experiments.iter().any(|e| e == exp.manifest_id) {
                 continue;
             }
-            let missing = unserved(s, steps);
-            if served(s, steps).is_empty() {
+            let load = load_steps(steps);
+            let missing = unserved(s, &load);
+            if served(s, &load).is_empty() {
                 crate::say!("skip {}: it does not serve {}", s.name, missing.join(", "));
                 continue;
             }
@@ -244,13 +245,24 @@ pub fn find_serving<'m>(
     let s = server::select(manifest, &[name.to_string()], |_| true)?
         .pop()
         .ok_or_else(|| bad(format!("unknown server {name:?}")))?;
-    if served(s, steps).is_empty() {
+    let load = load_steps(steps);
+    if served(s, &load).is_empty() {
         bail!(
             "{name} does not serve {}, which {exp} requests",
-            unserved(s, steps).join(", "),
+            unserved(s, &load).join(", "),
         );
     }
     Ok(s)
+}
+
+/// The steps that put a load on their endpoint: all but the probe alone (E4's baseline on
+/// `/api/hello`, which every server serves and which makes no server an E4 server).
+fn load_steps(steps: &[Step]) -> Vec<Step> {
+    steps
+        .iter()
+        .filter(|s| !(s.connections == 0 && s.probe.is_some()))
+        .cloned()
+        .collect()
 }
 
 fn path(step: &Step) -> &str {
