@@ -1,15 +1,21 @@
 // Bare node:http, tuned the way E3's article tunes it: every fixed answer's body a prebuilt
 // Buffer and its header list prebuilt (writeHead with a flat array skips node's header
 // object), keep-alive kept 65 s (the contract keeps idle connections at least 60 s), no
-// per-request allocation beyond what node:http itself does. Also E4's event-loop scenarios.
+// per-request allocation beyond what node:http itself does. Also E4's event-loop scenarios,
+// and their remedy: /api/sync-offload runs the same loop on a pool of worker_threads.
 //
-//   node peers/node/http.js --addr 127.0.0.1:3000
+//   node peers/node/http.js --addr 127.0.0.1:3000 [--workers N]
+//
+// --workers N: the size of the sync-offload pool (default: the CPUs this process may use
+// less one, at least 1); the pool starts at the first /api/sync-offload request.
 //
 // node:http adds `Connection: keep-alive` and `Keep-Alive: timeout=65` to every HTTP/1.1
 // keep-alive answer; servers.toml records both as extra header fields.
 'use strict';
 
 const http = require('node:http');
+const os = require('node:os');
+const { Worker } = require('node:worker_threads');
 const c = require('./common');
 
 // [status, flat header list, body] for each fixed answer.
@@ -44,6 +50,86 @@ function syncSum() {
   return sum;
 }
 
+// E4's remedy: the same loop in a worker thread. Each worker answers every message with the
+// sum; the loop is syncSum's, so the body is /api/sync's to the byte.
+const WORKER_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+${syncSum.toString()}
+parentPort.on('message', () => parentPort.postMessage(syncSum()));
+`;
+
+// A fixed pool of workers: a job goes to an idle worker, or waits in a queue for the first
+// one to finish. Started lazily, so a server that is never asked for /api/sync-offload runs
+// no threads (E3's and E5's memory figures stay those of one event loop).
+class Pool {
+  constructor(size) {
+    this.size = size;
+    this.idle = [];
+    this.queue = [];
+    this.started = false;
+  }
+
+  start() {
+    this.started = true;
+    for (let i = 0; i < this.size; i++) this.spawn();
+  }
+
+  spawn() {
+    const w = new Worker(WORKER_SOURCE, { eval: true });
+    w.unref(); // the workers never keep the process from exiting on a signal
+    w.on('message', (sum) => {
+      const done = w.job;
+      w.job = undefined;
+      this.ready(w);
+      done(sum);
+    });
+    w.on('error', (err) => {
+      process.stderr.write(`http: sync-offload worker failed: ${err}\n`);
+      // Its job is answered by a replacement.
+      const job = w.job;
+      w.job = undefined;
+      if (job !== undefined) this.queue.unshift(job);
+      this.spawn();
+    });
+    this.ready(w);
+  }
+
+  ready(w) {
+    const job = this.queue.shift();
+    if (job === undefined) {
+      this.idle.push(w);
+    } else {
+      w.job = job;
+      w.postMessage(0);
+    }
+  }
+
+  // Calls `done(sum)` when a worker has computed the sum.
+  run(done) {
+    if (!this.started) this.start();
+    const w = this.idle.pop();
+    if (w === undefined) {
+      this.queue.push(done);
+    } else {
+      w.job = done;
+      w.postMessage(0);
+    }
+  }
+}
+
+let pool;
+
+function sumBody(sum) {
+  return Buffer.from(`{"code":200,"data":${sum}}`);
+}
+
+function sendSum(res, sum) {
+  if (res.destroyed || res.socket === null) return; // the client left while it ran
+  const body = sumBody(sum);
+  res.writeHead(200, ['content-type', c.CT_JSON, 'content-length', String(body.length)]);
+  res.end(body);
+}
+
 // E4: 1,000 recursively chained process.nextTick callbacks, then the answer.
 function nextTicks(res) {
   let n = 0;
@@ -69,14 +155,8 @@ const ROUTES = new Map([
     },
   ],
   ['/api/async', (req, res) => setTimeout(send, 10, res, ASYNC)],
-  [
-    '/api/sync',
-    (req, res) => {
-      const body = Buffer.from(`{"code":200,"data":${syncSum()}}`);
-      res.writeHead(200, ['content-type', c.CT_JSON, 'content-length', String(body.length)]);
-      res.end(body);
-    },
-  ],
+  ['/api/sync', (req, res) => sendSum(res, syncSum())],
+  ['/api/sync-offload', (req, res) => pool.run((sum) => sendSum(res, sum))],
   ['/api/nexttick', (req, res) => nextTicks(res)],
   [
     '/api/timer',
@@ -96,7 +176,10 @@ function handle(req, res) {
 
 // Starts the server on `host:port`; calls `ready(address)` once it listens, `failed(err)` if
 // it cannot.
-function serve(host, port, ready, failed = (err) => c.listenFailed('http', err)) {
+// `workers` is the size of the sync-offload pool (0: the CPUs this process may use less one,
+// at least 1).
+function serve(host, port, ready, failed = (err) => c.listenFailed('http', err), workers = 0) {
+  pool = new Pool(workers || Math.max(1, os.availableParallelism() - 1));
   const server = http.createServer({ noDelay: true }, handle);
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -107,8 +190,8 @@ function serve(host, port, ready, failed = (err) => c.listenFailed('http', err))
 }
 
 if (require.main === module) {
-  const { host, port } = c.parseArgs('http');
-  serve(host, port, c.announce);
+  const { host, port, workers } = c.parseArgs('http', { workers: true });
+  serve(host, port, c.announce, undefined, workers);
 }
 
 module.exports = { serve };

@@ -149,6 +149,10 @@ pub struct StartArgs {
     /// Do not pin the server and the load tool to different CPUs
     #[arg(long)]
     pub no_pin: bool,
+    /// Start every server with N workers (a Rust variant's `--workers N`, a peer's `{cpus}`)
+    /// instead of its default
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub workers: Option<u64>,
     /// Use the binaries (servers and loadgen) in DIR as they are instead of building
     /// target/release
     #[arg(long, value_name = "DIR")]

@@ -363,7 +363,45 @@ pub struct Step {
     pub headers: Vec<(String, String)>,
     /// The warm-up before it: the same load, for this long or this many requests.
     pub warmup: Warmup,
+    /// A small fixed load run beside the step's measured run (E4's probe on `/api/hello`);
+    /// `None` for none. A step of no `connections` with a probe is the probe alone.
+    pub probe: Option<Probe>,
 }
+
+/// A probe: a small closed-loop load on another endpoint, started with a step's measured
+/// run and measured inside it (after its own discarded `warmup`, for `duration`, so it ends
+/// before the step's load does). It is always the built-in generator, pinned like the load
+/// tool.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Probe {
+    /// The request target (path and query).
+    pub endpoint: String,
+    /// Connections (closed loop: one request in flight on each).
+    pub connections: usize,
+    /// Discarded at its start, while the step's load runs.
+    pub warmup: Duration,
+    /// The measured window.
+    pub duration: Duration,
+}
+
+/// The endpoint E4's probe loads.
+pub const PROBE_ENDPOINT: &str = "/api/hello";
+
+/// E4's probe beside a step measured for `run`: 1 connection on [`PROBE_ENDPOINT`], from a
+/// second (half a second with `--quick`) after the load's measured run starts to as long
+/// before it ends.
+pub fn probe(run: Duration, quick: bool) -> Probe {
+    let warmup = Duration::from_millis(if quick { 500 } else { 1000 });
+    Probe {
+        endpoint: PROBE_ENDPOINT.to_string(),
+        connections: 1,
+        warmup,
+        duration: run.saturating_sub(warmup * 2).max(warmup),
+    }
+}
+
+/// The id of E4's baseline step: the probe alone on an idle server.
+pub const BASELINE: &str = "baseline";
 
 /// How long a warm-up runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -493,6 +531,7 @@ impl Experiment {
                     .map(|&(n, v)| (n.to_string(), v.to_string()))
                     .collect(),
                 warmup: warm,
+                probe: None,
             };
             match self.id {
                 "e1" => {
@@ -523,9 +562,21 @@ impl Experiment {
                 }
                 "e4" => {
                     let name = endpoint.trim_start_matches("/api/").to_string();
+                    if steps.is_empty() {
+                        // First, the probe alone on the idle server: its baseline.
+                        steps.push(Step {
+                            duration: Some(secs(20)),
+                            timeout: Duration::from_secs(10),
+                            endpoint: PROBE_ENDPOINT.to_string(),
+                            probe: Some(probe(secs(20), quick)),
+                            warmup: Warmup::For(Duration::ZERO),
+                            ..step(BASELINE.to_string(), 0)
+                        });
+                    }
                     steps.push(Step {
                         duration: Some(secs(20)),
                         timeout: Duration::from_secs(10),
+                        probe: Some(probe(secs(20), quick)),
                         ..step(name, 100)
                     });
                 }
@@ -614,12 +665,38 @@ mod tests {
             e1[3].headers,
             [("Authorization".to_string(), format!("Bearer {TOKEN}"))]
         );
+        let e4 = find("e4").unwrap().steps(false);
+        assert_eq!(
+            (
+                e4[0].id.as_str(),
+                e4[0].endpoint.as_str(),
+                e4[0].connections
+            ),
+            (BASELINE, PROBE_ENDPOINT, 0)
+        );
         assert!(
-            find("e4")
+            e4[1..]
+                .iter()
+                .all(|s| { s.duration == Some(Duration::from_secs(20)) && s.connections == 100 })
+        );
+        // Every step has the probe: 1 connection on /api/hello, inside the measured run.
+        assert!(e4.iter().all(|s| s.probe
+            == Some(Probe {
+                endpoint: "/api/hello".into(),
+                connections: 1,
+                warmup: Duration::from_secs(1),
+                duration: Duration::from_secs(18),
+            })));
+        assert_eq!(
+            probe(Duration::from_secs(2), true).duration,
+            Duration::from_secs(1)
+        );
+        assert!(
+            find("e3")
                 .unwrap()
                 .steps(false)
                 .iter()
-                .all(|s| { s.duration == Some(Duration::from_secs(20)) && s.connections == 100 })
+                .all(|s| s.probe.is_none())
         );
         let e6 = find("e6").unwrap().steps(false);
         let shape: Vec<(&str, usize, usize)> = e6

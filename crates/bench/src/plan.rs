@@ -147,7 +147,11 @@ pub fn refuse_unless_applicable(
     loadgen: &std::path::Path,
     hint: &str,
 ) -> anyhow::Result<()> {
-    for step in steps {
+    // The probe alone (E4's baseline) is always the built-in generator's.
+    for step in steps
+        .iter()
+        .filter(|s| !(s.connections == 0 && s.probe.is_some()))
+    {
         for spec in [warmup_spec(step), spec(step)] {
             tool.argv(
                 &spec,
@@ -196,8 +200,9 @@ fn choose<'m>(
             if !s.experiments.iter().any(|e| e == exp.manifest_id) {
                 continue;
             }
-            let missing = unserved(s, steps);
-            if served(s, steps).is_empty() {
+            let load = load_steps(steps);
+            let missing = unserved(s, &load);
+            if served(s, &load).is_empty() {
                 crate::say!("skip {}: it does not serve {}", s.name, missing.join(", "));
                 continue;
             }
@@ -240,13 +245,24 @@ pub fn find_serving<'m>(
     let s = server::select(manifest, &[name.to_string()], |_| true)?
         .pop()
         .ok_or_else(|| bad(format!("unknown server {name:?}")))?;
-    if served(s, steps).is_empty() {
+    let load = load_steps(steps);
+    if served(s, &load).is_empty() {
         bail!(
             "{name} does not serve {}, which {exp} requests",
-            unserved(s, steps).join(", "),
+            unserved(s, &load).join(", "),
         );
     }
     Ok(s)
+}
+
+/// The steps that put a load on their endpoint: all but the probe alone (E4's baseline on
+/// `/api/hello`, which every server serves and which makes no server an E4 server).
+fn load_steps(steps: &[Step]) -> Vec<Step> {
+    steps
+        .iter()
+        .filter(|s| !(s.connections == 0 && s.probe.is_some()))
+        .cloned()
+        .collect()
 }
 
 fn path(step: &Step) -> &str {

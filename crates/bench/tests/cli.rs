@@ -468,6 +468,107 @@ fn quick_e6_pipelines_plaintext_verifies_first_and_reports_tfb_tables() {
 }
 
 #[test]
+fn quick_e4_has_the_probe_on_every_scenario_step_and_the_baseline() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let bins = bin_dir();
+    let out_dir = scratch("e4");
+    let (out, seen, elapsed) = bench_in(
+        &[
+            "run",
+            "e4",
+            "--quick",
+            "--servers",
+            "server-hyper",
+            "--workers",
+            "2",
+        ],
+        (&bins, &out_dir),
+        &[],
+        Duration::from_secs(180),
+    );
+    println!("bench run e4 --quick took {elapsed:.1?}");
+    // A debug server-hyper takes ~40 ms per sum, so the warm-up's backlog of blocked sums can
+    // leave `sync` (or `sync-offload`) no answer in its 2 s window: then that step is
+    // invalid and bench exits 1 saying so, with the step's run (and its probe) still kept.
+    let stderr = text(&out.stderr);
+    assert!(
+        out.status.success() || stderr.contains("could not be measured: server-hyper: /api/sync"),
+        "{:?}: {stderr}",
+        out.status
+    );
+    assert!(still_running(&seen).is_empty());
+    let r = only_results(&out_dir);
+    // --workers reaches the server and the results.
+    assert_eq!(r.workers, Some(2));
+    let hyper = &r.servers[0];
+    assert!(
+        hyper.command.windows(2).any(|w| w == ["--workers", "2"]),
+        "{:?}",
+        hyper.command
+    );
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.starts_with("server-hyper ran 2 current-thread tokio runtimes")),
+        "{:?}",
+        r.notes
+    );
+    let ids: Vec<&str> = hyper.steps.iter().map(|s| s.step.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "baseline",
+            "async",
+            "sync",
+            "sync-offload",
+            "nexttick",
+            "timer"
+        ]
+    );
+    assert!(r.complete);
+    for st in &hyper.steps {
+        assert!(st.valid || st.step.starts_with("sync"), "{st:?}");
+        let each = st.repeats.iter().map(|r| r.probe.as_deref());
+        for p in each.chain([st.median.as_ref().and_then(|m| m.probe.as_deref())]) {
+            let p = p.unwrap_or_else(|| panic!("{}: no probe: {st:?}", st.step));
+            // Measured, though a blocked debug server may answer nothing in the probe's 1 s.
+            assert!(
+                p.duration_s > 0.0 && p.tool_cpus == Some(1),
+                "{}: {p:?}",
+                st.step
+            );
+            assert_eq!(p.rss_kb, None, "the server's figures are the step's");
+        }
+    }
+    // The baseline is the probe alone: its run is the probe's, on /api/hello, 1 connection.
+    let base = &hyper.steps[0];
+    assert_eq!(
+        (base.endpoint.as_str(), base.connections),
+        ("/api/hello", 0)
+    );
+    assert!(base.tool_command.windows(2).any(|w| w == ["-c", "1"]));
+    let m = base.median.as_ref().unwrap();
+    assert!(m.requests > 0);
+    assert_eq!(m.probe.as_ref().unwrap().requests, m.requests);
+    // The scenario steps keep their own load (100 connections) and its figures.
+    let sync = &hyper.steps[2];
+    assert!(sync.tool_command.windows(2).any(|w| w == ["-c", "100"]));
+    assert!(sync.median.as_ref().unwrap().rss_kb.is_some());
+    // The report has the probe's table.
+    let json = fs::read_dir(&out_dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let (md, _) = bench::report::write_beside(&json).unwrap();
+    let md = fs::read_to_string(md).unwrap();
+    assert!(md.contains("## The probe: `/api/hello` beside each scenario's load"));
+    assert!(md.contains("| no load (baseline) |"));
+    let _ = fs::remove_dir_all(&out_dir);
+}
+
+#[test]
 fn sigint_keeps_the_finished_steps_and_stops_everything_it_started() {
     let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
     let bins = bin_dir();

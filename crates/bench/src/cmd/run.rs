@@ -233,6 +233,7 @@ impl Run<'_> {
             repeat: p.repeat,
             target: None,
             pinning: None,
+            workers: args.start.workers.map(|w| w as usize),
             notes,
             servers: Vec::new(),
         }
@@ -241,7 +242,9 @@ impl Run<'_> {
     /// Builds `packages` (and the built-in tool when it is the tool), with a progress line.
     fn build(&self, mut packages: Vec<String>) -> anyhow::Result<()> {
         let p = self.plan;
-        if p.tool == Tool::Builtin {
+        // The probe (E4) is the built-in generator whatever the tool.
+        let builtin = p.tool == Tool::Builtin || p.steps.iter().any(|s| s.probe.is_some());
+        if builtin {
             packages.push("loadgen".into());
         }
         let mut progress = Progress::new();
@@ -250,7 +253,7 @@ impl Run<'_> {
             progress.phase("cargo build --release".into(), None);
         }
         server::build(self.env, &packages, || progress.tick())?;
-        if p.tool == Tool::Builtin && !p.tool.available(&p.loadgen) {
+        if builtin && !Tool::Builtin.available(&p.loadgen) {
             bail!("the built-in tool is missing: no {}", p.loadgen.display());
         }
         Ok(())
@@ -291,6 +294,18 @@ impl Run<'_> {
                 crate::say!("{note}");
                 results.notes.push(note);
             }
+            if p.exp.id == "e4" {
+                let n = args
+                    .start
+                    .workers
+                    .map(|w| w as usize)
+                    .or_else(|| cpus.as_ref().map(|c| c.server.0.len().max(1)));
+                if let Some(note) =
+                    runtime_flavour(&s.name, args.start.workers.map(|w| w as usize), n)
+                {
+                    results.notes.push(note);
+                }
+            }
             let mut entry = ServerResult::new(s, Vec::new());
             entry.steps = step::results_for(steps);
             results.servers.push(entry);
@@ -307,11 +322,12 @@ impl Run<'_> {
                     signals::check()?;
                     let label = format!("{} r{r}/{}", s.name, p.repeat);
                     progress.phase(format!("{label}: starting"), None);
-                    let mut running = server::start(
+                    let mut running = server::start_with(
                         s,
                         self.env,
                         args.start.port,
                         cpus.as_ref().map(|c| &c.server),
+                        args.start.workers.map(|w| w as usize),
                     )?;
                     results.servers[i].command = running.command.clone();
                     let addr = running.addr;
@@ -489,6 +505,49 @@ impl Run<'_> {
         }
         Ok(problems)
     }
+}
+
+/// Which runtime flavour `server` ran E4's scenarios on, for the results' notes: `workers`
+/// is `--workers` (`None`: the server's default), `cpus` what a peer's `{cpus}` became.
+pub fn runtime_flavour(
+    server: &str,
+    workers: Option<usize>,
+    cpus: Option<usize>,
+) -> Option<String> {
+    let n = workers.unwrap_or(1);
+    let plural = |n: usize, one: &str, many: &str| {
+        if n == 1 {
+            format!("1 {one}")
+        } else {
+            format!("{n} {many}")
+        }
+    };
+    Some(match server {
+        "server-hyper" | "server-axum" => format!(
+            "{server} ran {} (one per worker thread, each with its own SO_REUSEPORT listener): \
+             a blocked runtime stalls every connection it holds; /api/sync-offload runs on tokio's \
+             blocking pool (spawn_blocking)",
+            plural(
+                n,
+                "current-thread tokio runtime",
+                "current-thread tokio runtimes"
+            )
+        ),
+        "server-actix" => format!(
+            "{server} ran actix-web with {} fed by one accept thread: a blocked worker stalls \
+             the connections it holds; /api/sync-offload runs on the blocking pool (web::block)",
+            plural(n, "single-threaded worker", "single-threaded workers")
+        ),
+        "node-http" => format!(
+            "node-http ran one event loop; /api/sync-offload runs on a pool of {} \
+             (`--workers`, one per server CPU by default)",
+            match workers.or(cpus) {
+                Some(k) => plural(k, "worker_threads Worker", "worker_threads Workers"),
+                None => "worker_threads Workers (the CPUs less one, at least 1)".to_string(),
+            }
+        ),
+        _ => return None,
+    })
 }
 
 /// Medians and spreads, the finish time, the file (now complete), the summary on stdout.

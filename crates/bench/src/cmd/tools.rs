@@ -247,6 +247,7 @@ fn step_of(args: &CompareArgs) -> anyhow::Result<Step> {
         timeout: std::time::Duration::from_secs(60),
         headers,
         warmup: Warmup::For(args.warmup),
+        probe: None,
     })
 }
 

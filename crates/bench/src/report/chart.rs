@@ -10,6 +10,7 @@
 use crate::results::{Results, Run, ServerKind, ServerResult, StepResult};
 
 use super::{endpoints, find, step_ids, tool_bound};
+use crate::experiment::BASELINE;
 
 /// What a server is, for its colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -242,16 +243,47 @@ pub(crate) fn charts(r: &Results) -> Vec<Chart> {
     let servers = paired(r);
     let rows: Vec<Row> = servers.iter().map(|(_, row)| row.clone()).collect();
     let mut out = Vec::new();
-    for (group, steps) in groups(r) {
+    let mut groups = groups(r);
+    let has_probe = r
+        .servers
+        .iter()
+        .flat_map(|s| &s.steps)
+        .any(|st| st.median.as_ref().is_some_and(|m| m.probe.is_some()));
+    if has_probe {
+        // E4: the baseline is the probe alone, no scenario; the probe's own charts follow,
+        // every step (the baseline first) a panel.
+        let all: Vec<(String, String)> = groups.iter().flat_map(|(_, s)| s.clone()).collect();
+        for (_, steps) in &mut groups {
+            steps.retain(|(_, st)| st != BASELINE);
+        }
+        groups.retain(|(_, steps)| !steps.is_empty());
+        groups.push((PROBE_GROUP.to_string(), all));
+    }
+    for (group, steps) in groups {
+        let probe = group == PROBE_GROUP;
         let one_endpoint = steps.iter().all(|(e, _)| *e == steps[0].0);
         for metric in Metric::ALL {
+            if probe && !matches!(metric, Metric::Rps | Metric::Latency) {
+                continue; // the server's CPU and memory belong to the step's load
+            }
             let panels: Vec<Panel> = steps
                 .iter()
                 .map(|(e, st)| Panel {
-                    title: st.clone(),
+                    title: if probe && st == BASELINE {
+                        "no load".to_string()
+                    } else {
+                        st.clone()
+                    },
                     cells: servers
                         .iter()
-                        .map(|(s, _)| cell(find(s, e, st), metric))
+                        .map(|(s, _)| {
+                            let found = find(s, e, st);
+                            if probe {
+                                probe_cell(found, metric)
+                            } else {
+                                cell(found, metric)
+                            }
+                        })
                         .collect(),
                 })
                 .collect();
@@ -270,11 +302,35 @@ pub(crate) fn charts(r: &Results) -> Vec<Chart> {
                 group: group.clone(),
                 rows: rows.clone(),
                 panels,
-                shared_scale: one_endpoint,
+                // The probe's panels are one load on one endpoint: one scale shows the stall.
+                shared_scale: one_endpoint || probe,
             });
         }
     }
     out
+}
+
+/// The group of E4's probe charts.
+pub(crate) const PROBE_GROUP: &str = "the /api/hello probe beside each scenario";
+
+/// A cell of the probe's run of `step` (its median's `probe`).
+fn probe_cell(step: Option<&StepResult>, metric: Metric) -> Cell {
+    let Some(st) = step else {
+        return Cell {
+            value: Value::NotRun,
+            tool_bound: false,
+        };
+    };
+    let probe = st.median.as_ref().and_then(|m| m.probe.as_deref());
+    let value = match (probe, st.valid) {
+        (_, false) => Value::Invalid,
+        (None, true) => Value::NotMeasured,
+        (Some(run), true) => metric.value(run),
+    };
+    Cell {
+        value,
+        tool_bound: false,
+    }
 }
 
 fn cell(step: Option<&StepResult>, metric: Metric) -> Cell {

@@ -12,6 +12,7 @@ use crate::experiment::TFB_PIPELINE;
 use crate::results::{Results, Run, ServerResult, StepResult};
 
 use super::{endpoints, find, step_ids, thousands};
+use crate::experiment::{BASELINE, PROBE_ENDPOINT};
 
 /// What a column shows of a run.
 type ShowFn = Box<dyn Fn(&Run) -> Option<String>>;
@@ -46,9 +47,11 @@ pub fn markdown(r: &Results) -> String {
     match r.experiment.as_str() {
         "e4" => {
             // One table per measure, the scenarios (one step per endpoint) as columns.
+            // The baseline (the probe alone) is no scenario: it is in the probe's table.
             let steps: Vec<(String, String)> = endpoints
                 .iter()
                 .flat_map(|e| step_ids(r, e).into_iter().map(move |s| (e.clone(), s)))
+                .filter(|(_, s)| s != BASELINE)
                 .collect();
             type Show = fn(&Run) -> Option<String>;
             let measures: [(&str, Show); 3] = [
@@ -70,6 +73,7 @@ pub fn markdown(r: &Results) -> String {
                     .collect::<Vec<_>>();
                 table(&mut out, r, &cols);
             }
+            probe_tables(&mut out, r);
         }
         "e6" => e6(&mut out, r, &endpoints),
         id => {
@@ -88,6 +92,73 @@ pub fn markdown(r: &Results) -> String {
     invalid(&mut out, r);
     caveats(&mut out, r);
     out
+}
+
+/// E4's lesson and its remedy: for each server that ran a probe, the probe's requests/s,
+/// p50 and p99 under each scenario's load, the baseline (the probe alone) first. Nothing
+/// when no step has a probe (files from before probes).
+fn probe_tables(out: &mut String, r: &Results) {
+    let probed = |s: &ServerResult| {
+        s.steps
+            .iter()
+            .any(|st| st.median.as_ref().is_some_and(|m| m.probe.is_some()))
+    };
+    if !r.servers.iter().any(probed) {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "## The probe: `{PROBE_ENDPOINT}` beside each scenario's load\n\n\
+         While each scenario's load runs, a probe of 1 connection (closed loop, the built-in \
+         generator, pinned like the load) asks for `{PROBE_ENDPOINT}`, from a second after the \
+         load's measured run starts to a second before it ends; `no load` is the probe alone \
+         on the idle server. A blocked event loop stalls every other request: it shows here as \
+         the probe's latency, and its remedy (`sync-offload`) as the probe's latency back near \
+         the baseline.\n"
+    );
+    for s in r.servers.iter().filter(|s| probed(s)) {
+        let _ = writeln!(out, "### `{}` ({})\n", s.name, analogue(s));
+        let head: Vec<String> = [
+            "load on".to_string(),
+            format!("`{PROBE_ENDPOINT}` requests/s"),
+            format!("`{PROBE_ENDPOINT}` p50 ms"),
+            "p99 ms".to_string(),
+            "probe errors".to_string(),
+            "load requests/s".to_string(),
+        ]
+        .into();
+        let rows: Vec<Vec<String>> = s
+            .steps
+            .iter()
+            .map(|st| {
+                let what = if st.step == BASELINE {
+                    "no load (baseline)".to_string()
+                } else {
+                    format!("`{}`", st.endpoint)
+                };
+                let probe = st.median.as_ref().and_then(|m| m.probe.as_deref());
+                let mut row = vec![what];
+                match (st.valid, probe) {
+                    (false, _) => row.extend(std::iter::repeat_n("invalid".to_string(), 4)),
+                    (true, None) => row.extend(std::iter::repeat_n("n/a".to_string(), 4)),
+                    (true, Some(p)) => row.extend([
+                        rps(p),
+                        p.latency_us.p50.map_or("n/a".into(), ms),
+                        p.latency_us.p99.map_or("n/a".into(), ms),
+                        errors_cell(p),
+                    ]),
+                }
+                row.push(match (&st.median, st.step == BASELINE) {
+                    (_, true) => "—".to_string(),
+                    (Some(m), false) if st.valid => rps(m),
+                    (Some(_), false) => "invalid".to_string(),
+                    (None, false) => "n/a".to_string(),
+                });
+                row
+            })
+            .collect();
+        write_table(out, &head, &rows, 1);
+    }
 }
 
 /// The columns of one endpoint's table for experiment `id`.
@@ -693,4 +764,144 @@ fn nonzero(counts: &[(&str, u64)]) -> String {
         .map(|(k, n)| format!("{k} {n}"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::results::{Latency, StepResult};
+
+    /// A probe's run: `rps` requests/s, p50 and p99 in µs, `timeouts` errors.
+    fn probe(rps: f64, p50: u64, p99: u64, timeouts: u64) -> Box<Run> {
+        let mut run = Run {
+            requests_per_s: rps,
+            latency_us: Latency {
+                p50: Some(p50),
+                p99: Some(p99),
+                ..Latency::default()
+            },
+            ..Run::default()
+        };
+        run.errors.timeout = timeouts;
+        Box::new(run)
+    }
+
+    /// The recorded E4 document, with a baseline step and a probe on every step of
+    /// server-hyper (server-axum keeps none: a file from before probes).
+    fn with_probes() -> Results {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/results-e4.json");
+        let mut r = Results::load(&path).unwrap();
+        let hyper = &mut r.servers[0];
+        assert_eq!(hyper.name, "server-hyper");
+        let mut baseline = StepResult {
+            step: BASELINE.into(),
+            endpoint: PROBE_ENDPOINT.into(),
+            connections: 0,
+            ..hyper.steps[0].clone()
+        };
+        baseline.median = Some(Run {
+            probe: Some(probe(9000.0, 100, 250, 0)),
+            ..Run::default()
+        });
+        hyper.steps.insert(0, baseline);
+        let probes = [
+            ("async", probe(5000.0, 180, 900, 0)),
+            ("sync", probe(7.0, 141_600, 212_400, 2)),
+            ("sync-offload", probe(202.0, 4050, 16_600, 0)),
+        ];
+        for (step, p) in probes {
+            let st = hyper.steps.iter_mut().find(|s| s.step == step).unwrap();
+            st.median.as_mut().unwrap().probe = Some(p);
+        }
+        hyper
+            .steps
+            .iter_mut()
+            .find(|s| s.step == "timer")
+            .unwrap()
+            .valid = false;
+        r
+    }
+
+    #[test]
+    fn the_probe_table_shows_each_scenarios_stall_beside_the_baseline() {
+        let md = markdown(&with_probes());
+        let at = md
+            .find("## The probe: `/api/hello` beside each scenario's load")
+            .expect(&md);
+        let section = &md[at..];
+        assert!(
+            section.contains("load\n\nWhile each scenario's load runs, a probe of 1 connection")
+        );
+        let at = section.find("### `server-hyper`").unwrap();
+        let lines: Vec<&str> = section[at..]
+            .lines()
+            .skip(2)
+            .take_while(|l| l.starts_with('|'))
+            .collect();
+        assert_eq!(
+            lines[0],
+            "| load on | `/api/hello` requests/s | `/api/hello` p50 ms | p99 ms | probe errors | load requests/s |"
+        );
+        assert_eq!(lines[1], "|---|---:|---:|---:|---:|---:|");
+        assert_eq!(
+            lines[2],
+            "| no load (baseline) | 9,000 | 0.10 | 0.25 | 0 | — |"
+        );
+        assert!(
+            lines[4].starts_with("| `/api/sync` | 7 | 141.60 | 212.40 | 2 (timeout 2) | "),
+            "{}",
+            lines[4]
+        );
+        assert!(lines[5].starts_with("| `/api/sync-offload` | 202 | 4.05 | 16.60 | 0 | "));
+        // A step without a probe's run says so; an invalid step says that.
+        assert_eq!(
+            lines[6],
+            "| `/api/nexttick` | n/a | n/a | n/a | n/a | 41,000 |"
+        );
+        assert!(
+            lines[7].starts_with("| `/api/timer` | invalid | invalid |"),
+            "{}",
+            lines[7]
+        );
+        assert_eq!(lines.len(), 8);
+        // Only servers with a probe get a table.
+        assert!(!section.contains("### `server-axum`"));
+        // The baseline is no scenario column.
+        let rps = &md[md.find("## Requests/s").unwrap()..md.find("## The probe").unwrap()];
+        assert!(!rps.contains(BASELINE));
+        // A file from before probes has no probe section.
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/results-e4.json");
+        assert!(!markdown(&Results::load(&path).unwrap()).contains("## The probe"));
+    }
+
+    #[test]
+    fn the_probe_has_charts_of_its_own() {
+        let r = with_probes();
+        let charts = super::super::chart::charts(&r);
+        let probe: Vec<_> = charts
+            .iter()
+            .filter(|c| c.group == super::super::chart::PROBE_GROUP)
+            .collect();
+        assert_eq!(probe.len(), 2, "requests/s and latency");
+        let titles: Vec<&str> = probe[0].panels.iter().map(|p| p.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            [
+                "no load",
+                "async",
+                "sync",
+                "sync-offload",
+                "nexttick",
+                "timer"
+            ]
+        );
+        assert!(
+            charts
+                .iter()
+                .all(|c| c.group == super::super::chart::PROBE_GROUP
+                    || c.panels.iter().all(|p| p.title != BASELINE))
+        );
+    }
 }

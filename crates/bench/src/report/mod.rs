@@ -7,7 +7,8 @@
 //! columns are steps. E1: requests/s at 100/500/1000 connections and p50/p95/p99 and the error
 //! rate at the last step; E2: requests/s, ms per request, KB/s; E3: requests/s, average
 //! latency and socket errors at 100/1,000/10,000 connections; E4: requests/s, errors and p99
-//! per scenario; E5: requests/s at 1/10/100 connections. Then resources (RSS, server CPU),
+//! per scenario, then per server the probe's table (its requests/s, p50 and p99 on
+//! `/api/hello` under each scenario's load, beside the no-load baseline); E5: requests/s at 1/10/100 connections. Then resources (RSS, server CPU),
 //! the spread over repeats when there were several, invalid steps with their reasons, and the
 //! tools' own caveats. A cell reads `invalid` for an invalid step, `n/a` for what was not
 //! measured (a remote target's RSS, wrk's p95) and `—` for a step the server did not run.

@@ -81,6 +81,10 @@ pub struct Results {
     pub target: Option<String>,
     /// The CPUs the servers and the load tool were pinned to; `None` when not pinned.
     pub pinning: Option<Pinning>,
+    /// `--workers N`: the workers each server was started with (a Rust variant's
+    /// `--workers`, a peer's `{cpus}`); `None` for each server's default (files from before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workers: Option<usize>,
     /// Free-form remarks, e.g. `no /proc sampling: remote target`.
     pub notes: Vec<String>,
     /// Every server, in the order they ran.
@@ -260,6 +264,13 @@ pub struct Run {
     /// What the tool could not measure exactly (e.g. ab's 1 ms latency resolution).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The probe's own run beside this one (E4: 1 connection on `/api/hello` while the
+    /// step's load runs; for the `baseline` step, the probe alone): its requests/s, latency
+    /// and errors, with no server-side fields (the server is sampled for the step's run).
+    /// In a step's `median`, the median of the repeats' probes. `None` for a step without
+    /// a probe (and in files from before probes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<Box<Run>>,
 }
 
 /// A latency summary, microseconds. A field is `None` when the tool does not report it (wrk
@@ -390,6 +401,13 @@ pub fn median(runs: &[Run]) -> Option<Run> {
         // One tool-bound repeat makes the step's figure suspect.
         tool_bound: runs.iter().any(|r| r.tool_bound),
         notes,
+        probe: {
+            let probes: Vec<Run> = runs
+                .iter()
+                .filter_map(|r| r.probe.as_deref().cloned())
+                .collect();
+            median(&probes).map(Box::new)
+        },
     })
 }
 
@@ -657,6 +675,7 @@ mod tests {
             tool_cpus: None,
             tool_bound: false,
             notes: vec![],
+            probe: None,
         }
     }
 
@@ -695,6 +714,7 @@ mod tests {
                 server_cpus: vec![0],
                 load_cpus: vec![1],
             }),
+            workers: None,
             notes: vec!["n".into()],
             servers: vec![ServerResult {
                 name: "server-prebuilt".into(),
@@ -762,6 +782,26 @@ mod tests {
             Err(ResultsError::Io { .. })
         ));
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_median_has_the_median_of_the_probes_and_old_files_load_without() {
+        let mut runs = vec![run(100.0, None, None), run(300.0, None, None)];
+        runs[0].probe = Some(Box::new(run(10.0, Some(5), None)));
+        runs[1].probe = Some(Box::new(run(30.0, Some(9), None)));
+        let m = median(&runs).unwrap();
+        let p = m.probe.unwrap();
+        assert_eq!((p.requests_per_s, p.latency_us.p99), (20.0, Some(7)));
+        assert_eq!(
+            median(&runs[..1]).unwrap().probe.unwrap().requests_per_s,
+            10.0
+        );
+        let none = median(&[run(1.0, None, None)]).unwrap();
+        assert!(none.probe.is_none());
+        let v = serde_json::to_value(&none).unwrap();
+        assert!(v.get("probe").is_none(), "not written when absent");
+        let back: Run = serde_json::from_value(v).unwrap();
+        assert_eq!(back.probe, None);
     }
 
     #[test]

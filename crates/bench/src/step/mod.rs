@@ -30,7 +30,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::experiment::{Step, Warmup};
+use crate::experiment::{Probe, Step, Warmup};
 use crate::results::{Rss, Run, StepResult, TOOL_BOUND_SHARE};
 use crate::term::progress::Progress;
 
@@ -113,6 +113,22 @@ pub trait Launch {
         limit: Duration,
         tick: &mut dyn FnMut(),
     ) -> Result<Output, Failure>;
+
+    /// Runs `argv` as [`Launch::launch`] does and, at the same time, `beside` (a probe) for
+    /// at most `beside_limit`; returns both outputs. The default runs them one after the
+    /// other (for recorded outputs in tests); [`Spawn`] runs them together.
+    fn launch_beside(
+        &mut self,
+        argv: &[String],
+        limit: Duration,
+        beside: &[String],
+        beside_limit: Duration,
+        tick: &mut dyn FnMut(),
+    ) -> (Result<Output, Failure>, Result<Output, Failure>) {
+        let main = self.launch(argv, limit, tick);
+        let probe = self.launch(beside, beside_limit, &mut || {});
+        (main, probe)
+    }
 }
 
 /// The real launcher: [`child::run`] from `cwd`, pinned to `cpus`.
@@ -131,6 +147,36 @@ impl Launch for Spawn<'_> {
         tick: &mut dyn FnMut(),
     ) -> Result<Output, Failure> {
         child::run(argv, self.cwd, self.cpus, limit, tick)
+    }
+
+    fn launch_beside(
+        &mut self,
+        argv: &[String],
+        limit: Duration,
+        beside: &[String],
+        beside_limit: Duration,
+        tick: &mut dyn FnMut(),
+    ) -> (Result<Output, Failure>, Result<Output, Failure>) {
+        let (cwd, cpus) = (self.cwd, self.cpus);
+        std::thread::scope(|scope| {
+            let probe = std::thread::Builder::new()
+                .name("bench-probe".into())
+                .spawn_scoped(scope, move || {
+                    child::run(beside, cwd, cpus, beside_limit, || {})
+                });
+            let main = child::run(argv, cwd, cpus, limit, tick);
+            let probe = match probe {
+                Ok(handle) => handle.join().unwrap_or_else(|_| {
+                    Err(Failure::Other(anyhow::anyhow!(
+                        "the probe's thread panicked"
+                    )))
+                }),
+                Err(e) => Err(Failure::Other(anyhow::anyhow!(
+                    "cannot start the probe's thread: {e}"
+                ))),
+            };
+            (main, probe)
+        })
     }
 }
 
@@ -224,50 +270,97 @@ pub fn run(
             );
         }
     }
-    // Warm-up: the same load, shorter; its figures are discarded.
-    let warm = warmup_spec(step);
-    let argv = load.tool.argv(&warm, &url, load.loadgen)?;
-    progress.phase(format!("{what} warm-up"), warm.duration);
-    match load
-        .launch
-        .launch(&argv, limit(&warm, load.quick), &mut || progress.tick())
-    {
-        Ok(_) | Err(Failure::Overran(_)) => {}
-        Err(Failure::Other(e)) => return Err(e),
+    // The probe (E4): the built-in generator, a small load on its own endpoint, beside the
+    // measured run; a step of no connections is the probe alone.
+    let probe = match &step.probe {
+        Some(p) => {
+            let spec = probe_spec(p, step);
+            let url = format!("http://{}{}", subject.addr, p.endpoint);
+            let argv = Tool::Builtin.argv(&spec, &url, load.loadgen)?;
+            Some((spec, argv))
+        }
+        None => None,
+    };
+    let alone = step.connections == 0 && probe.is_some();
+    if !alone {
+        // Warm-up: the same load, shorter; its figures are discarded.
+        let warm = warmup_spec(step);
+        let argv = load.tool.argv(&warm, &url, load.loadgen)?;
+        progress.phase(format!("{what} warm-up"), warm.duration);
+        match load
+            .launch
+            .launch(&argv, limit(&warm, load.quick), &mut || progress.tick())
+        {
+            Ok(_) | Err(Failure::Overran(_)) => {}
+            Err(Failure::Other(e)) => return Err(e),
+        }
     }
     // The measured run, with the server's process tree sampled throughout.
-    let spec = spec(step);
-    let argv = load.tool.argv(&spec, &url, load.loadgen)?;
+    let (tool, spec, argv) = match &probe {
+        Some((spec, argv)) if alone => (Tool::Builtin, spec.clone(), argv.clone()),
+        _ => {
+            let spec = spec(step);
+            let argv = load.tool.argv(&spec, &url, load.loadgen)?;
+            (load.tool, spec, argv)
+        }
+    };
     result.tool_command = argv.clone();
     progress.phase(what.to_string(), spec.duration);
     let sampler = subject.pid().map(|pid| Sampler::start(pid, SAMPLE_EVERY));
-    let output = load
-        .launch
-        .launch(&argv, limit(&spec, load.quick), &mut || progress.tick());
+    let lim = limit(&spec, load.quick);
+    let (output, beside) = match &probe {
+        Some((pspec, pargv)) if !alone => {
+            let (o, b) =
+                load.launch
+                    .launch_beside(&argv, lim, pargv, limit(pspec, load.quick), &mut || {
+                        progress.tick()
+                    });
+            (o, Some(b))
+        }
+        _ => (
+            load.launch.launch(&argv, lim, &mut || progress.tick()),
+            None,
+        ),
+    };
     let usage = sampler.and_then(Sampler::finish);
     let output = match output {
         Ok(o) => o,
         Err(Failure::Other(e)) => return Err(e),
         Err(f) => {
-            return Ok(vec![void(
-                result,
-                f.into_error(load.tool.name()).to_string(),
-            )]);
+            return Ok(vec![void(result, f.into_error(tool.name()).to_string())]);
         }
     };
-    let mut run = match measured(load.tool, &output) {
+    let mut run = match measured(tool, &output) {
         Ok(run) => run,
         Err(e) => return Ok(vec![void(result, e.to_string())]),
     };
     if let Some(u) = usage {
         add_usage(&mut run, &u);
     }
-    add_tool_usage(&mut run, load.tool, load.cpus, output.usage.as_ref());
+    add_tool_usage(&mut run, tool, load.cpus, output.usage.as_ref());
     if spec.pipeline > 1 {
-        tools::pipelined(load.tool, spec.pipeline, &mut run);
+        tools::pipelined(tool, spec.pipeline, &mut run);
+    }
+    if alone {
+        run.probe = Some(Box::new(probe_only(&run)));
+    }
+    match beside {
+        Some(Ok(o)) => match measured(Tool::Builtin, &o) {
+            Ok(mut p) => {
+                add_tool_usage(&mut p, Tool::Builtin, load.cpus, o.usage.as_ref());
+                run.probe = Some(Box::new(p));
+            }
+            Err(e) => run.notes.push(format!("the probe on {PROBE}: {e}")),
+        },
+        Some(Err(Failure::Other(e))) => return Err(e),
+        Some(Err(f)) => run.notes.push(format!(
+            "the probe on {PROBE}: {}",
+            f.into_error(Tool::Builtin.name())
+        )),
+        None => {}
     }
     let mut problems = Vec::new();
-    if let Some(why) = no_answer(load.tool, &run) {
+    if let Some(why) = no_answer(tool, &run) {
         problems.push(void(result, why));
     }
     if let Some(why) = subject.gone("exited during") {
@@ -275,6 +368,38 @@ pub fn run(
     }
     result.repeats.push(run);
     Ok(problems)
+}
+
+/// The endpoint a probe loads, for notes.
+const PROBE: &str = crate::experiment::PROBE_ENDPOINT;
+
+/// The load of `probe` beside `step`'s measured run: closed loop on keep-alive connections,
+/// its warm-up discarded by the generator itself, the step's timeout.
+pub fn probe_spec(probe: &Probe, step: &Step) -> LoadSpec {
+    LoadSpec {
+        connections: probe.connections,
+        duration: Some(probe.duration),
+        requests: None,
+        mode: loadgen::Mode::KeepAlive,
+        pipeline: 1,
+        timeout: Some(step.timeout),
+        headers: Vec::new(),
+        warmup: Some(probe.warmup),
+        stages: Vec::new(),
+    }
+}
+
+/// The probe's fields of `run` (what a probe reports: requests/s, latency, errors, the
+/// tool's own CPU), without the server's, which belong to the step.
+fn probe_only(run: &Run) -> Run {
+    Run {
+        rss_kb: None,
+        server_cpu_percent: None,
+        server_cpu_s: None,
+        cpu_us_per_request: None,
+        probe: None,
+        ..run.clone()
+    }
 }
 
 /// The run a tool's output reports, if it finished ([`Tool::finished`]: exit status 0, or
@@ -458,6 +583,7 @@ mod tests {
             timeout: Duration::from_secs(5),
             headers: Vec::new(),
             warmup: Warmup::For(Duration::from_secs(1)),
+            probe: None,
         }
     }
 
@@ -521,6 +647,63 @@ mod tests {
         assert!(run.server_cpu_s.is_some() && run.cpu_us_per_request.is_some());
         // No usage of the tool (a recorded output): its CPU is unknown, not zero.
         assert_eq!((run.tool_cpu_percent, run.tool_cpus), (None, Some(1)));
+    }
+
+    #[test]
+    fn a_probe_runs_beside_the_measured_run_and_alone_for_the_baseline() {
+        let mut s = step(Mode::KeepAlive);
+        s.probe = Some(crate::experiment::probe(Duration::from_secs(2), true));
+        let answers = vec![
+            exited(0, "", ""),
+            exited(0, &report(), ""),
+            exited(0, &report(), ""),
+        ];
+        let (got, r, launch) = once(&s, answers, None, None);
+        assert_eq!(got.unwrap(), Vec::<String>::new());
+        assert_eq!(launch.argvs.len(), 3, "warm-up, load, probe");
+        let probe = launch.argvs[2].join(" ");
+        assert_eq!(
+            probe,
+            "/x/loadgen http://127.0.0.1:9/api/hello -c 1 -d 1s --mode keep-alive \
+             --timeout 5s --warmup 500ms --json --no-progress"
+        );
+        assert_eq!(r.tool_command, launch.argvs[1]);
+        let p = r.repeats[0].probe.as_deref().expect("the probe's run");
+        assert!(p.requests_per_s > 0.0 && p.latency_us.p99.is_some());
+        assert_eq!(p.tool_cpus, Some(1));
+
+        // A probe that fails leaves the step's run and says so in its notes.
+        let answers = vec![
+            exited(0, "", ""),
+            exited(0, &report(), ""),
+            exited(1, "", "loadgen: refused\n"),
+        ];
+        let (got, r, _) = once(&s, answers, None, None);
+        assert_eq!(got.unwrap(), Vec::<String>::new());
+        assert!(r.valid && r.repeats[0].probe.is_none());
+        assert!(
+            r.repeats[0]
+                .notes
+                .iter()
+                .any(|n| n.starts_with("the probe on /api/hello: builtin failed")),
+            "{:?}",
+            r.repeats[0].notes
+        );
+
+        // No connections: the probe alone, no warm-up; its run is the step's and the probe's.
+        s.connections = 0;
+        let mut server = Fake {
+            alive: 2,
+            pid: Some(std::process::id() as i32),
+        };
+        let (got, r, launch) = once(&s, vec![exited(0, &report(), "")], Some(&mut server), None);
+        assert_eq!(got.unwrap(), Vec::<String>::new());
+        assert_eq!(launch.argvs.len(), 1);
+        assert_eq!(launch.argvs[0].join(" "), probe);
+        let run = &r.repeats[0];
+        let p = run.probe.as_deref().unwrap();
+        assert_eq!(p.requests_per_s, run.requests_per_s);
+        assert!(run.rss_kb.is_some() && p.rss_kb.is_none());
     }
 
     #[test]

@@ -227,26 +227,38 @@ impl Drop for Running {
 }
 
 /// The command line that starts `server` on `addr`. A peer's `{cpus}` is the number of CPUs
-/// it will be pinned to (`cpus`), as a Rust variant's own CPU count is under the same pinning.
+/// it will be pinned to (`cpus`), as a Rust variant's own CPU count is under the same pinning;
+/// with `workers` (`bench run --workers N`) it is N, and a Rust variant gets `--workers N`.
 pub fn command(
     server: &Server,
     env: &Env,
     addr: &str,
     cpus: Option<&CpuSet>,
+    workers: Option<usize>,
 ) -> anyhow::Result<Vec<String>> {
     let mut server = server.clone();
-    if let (Some(command), Some(cpus)) = (server.command.as_mut(), cpus) {
-        let n = cpus.0.len().max(1).to_string();
+    let n = match (workers, cpus) {
+        (Some(w), _) => Some(w.max(1)),
+        (None, Some(cpus)) => Some(cpus.0.len().max(1)),
+        (None, None) => None,
+    };
+    if let (Some(command), Some(n)) = (server.command.as_mut(), n) {
         for arg in command.iter_mut() {
-            *arg = arg.replace("{cpus}", &n);
+            *arg = arg.replace("{cpus}", &n.to_string());
         }
     }
     match &server.package {
-        Some(package) => Ok(vec![
-            env.binary(package).display().to_string(),
-            "--addr".into(),
-            addr.into(),
-        ]),
+        Some(package) => {
+            let mut argv = vec![
+                env.binary(package).display().to_string(),
+                "--addr".into(),
+                addr.into(),
+            ];
+            if let Some(w) = workers {
+                argv.extend(["--workers".into(), w.max(1).to_string()]);
+            }
+            Ok(argv)
+        }
         None => server
             .argv(&env.root, addr)
             .ok_or_else(|| anyhow!("{} has no command", server.name)),
@@ -261,7 +273,18 @@ pub fn start(
     port: u16,
     cpus: Option<&CpuSet>,
 ) -> anyhow::Result<Running> {
-    let argv = command(server, env, &format!("127.0.0.1:{port}"), cpus)?;
+    start_with(server, env, port, cpus, None)
+}
+
+/// [`start`] with `workers` workers instead of the server's default (see [`command`]).
+pub fn start_with(
+    server: &Server,
+    env: &Env,
+    port: u16,
+    cpus: Option<&CpuSet>,
+    workers: Option<usize>,
+) -> anyhow::Result<Running> {
+    let argv = command(server, env, &format!("127.0.0.1:{port}"), cpus, workers)?;
     let (program, args) = argv
         .split_first()
         .ok_or_else(|| anyhow!("{}: empty command", server.name))?;
