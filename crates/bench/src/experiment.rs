@@ -745,7 +745,9 @@ mod tests {
     fn every_reported_figure_names_a_step_of_its_experiment() {
         let manifest = manifest::Manifest::load_default().unwrap();
         for e in &ALL {
-            assert!(!e.question.is_empty() && !e.reported.is_empty(), "{}", e.id);
+            // E6 is TechEmpower's profile, not an article's: it has a question, no figures.
+            assert!(!e.question.is_empty(), "{}", e.id);
+            assert!(e.id == "e6" || !e.reported.is_empty(), "{}", e.id);
             let steps = e.steps(false);
             for f in e.reported {
                 let peer = manifest.get(f.server);

@@ -369,7 +369,7 @@ fn the_page_renders_offline_and_sorts() {
         &s,
         "Array.from(document.querySelectorAll('section.experiment')).map(x => x.id)",
     );
-    assert_eq!(order, json!(["e1", "e2", "e3", "e4", "e5"]));
+    assert_eq!(order, json!(["e1", "e2", "e3", "e4", "e5", "e6"]));
     let e3 = b.eval(
         &s,
         "Array.from(document.querySelectorAll('#e3 article.run')).map(x => x.id)",

@@ -44,6 +44,8 @@ fn bin_dir() -> PathBuf {
                 "-p",
                 "server-hyper",
                 "-p",
+                "server-may",
+                "-p",
                 "loadgen",
             ])
             .status()
