@@ -24,7 +24,7 @@ pub enum Cmd {
     /// Start each server, run the conformance core, connection and rfc9112 groups, print the
     /// fairness table (status, head and body bytes, header fields per endpoint)
     Verify(VerifyArgs),
-    /// Run an experiment (e1…e5) against its servers and write results/EXPERIMENT-TIMESTAMP.json
+    /// Run an experiment (e1…e6) against its servers and write results/EXPERIMENT-TIMESTAMP.json
     Run(RunArgs),
     /// Markdown tables and SVG charts beside results files, or (--html) one page of them all
     Report(ReportArgs),
@@ -110,7 +110,7 @@ pub struct VerifyArgs {
 /// `bench run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The experiment: e1, e2, e3, e4 or e5
+    /// The experiment: e1, e2, e3, e4, e5 or e6
     #[arg(value_name = "EXPERIMENT", required_unless_present = "list")]
     pub experiment: Option<String>,
     /// List the experiments and exit

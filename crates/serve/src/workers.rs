@@ -8,6 +8,10 @@
 //!
 //! [`main`] is a server binary's whole life after its flags are parsed, so each `main.rs`
 //! stays a few lines: parse, then `workers::main(&args, 1, my_crate::serve)`.
+//!
+//! Each runtime's blocking pool (`spawn_blocking`, E4's `/api/sync-offload`) is capped at
+//! [`blocking_threads`]: tokio's default of 512 grows a thread per waiting request, and on a
+//! one-CPU server a hundred busy pool threads starve the event loop they were meant to free.
 
 use std::future::Future;
 use std::io;
@@ -57,6 +61,7 @@ where
     ready()?;
     let (trigger, shutdown) = signal::channel();
     let serve = Arc::new(serve);
+    let pool = blocking_threads(listeners.len());
     let mut handles = Vec::with_capacity(listeners.len());
     for (i, listener) in listeners.into_iter().enumerate() {
         let serve = Arc::clone(&serve);
@@ -66,6 +71,7 @@ where
             .spawn(move || -> io::Result<()> {
                 let rt = tokio::runtime::Builder::new_current_thread()
                     .enable_all()
+                    .max_blocking_threads(pool)
                     .build()?;
                 rt.block_on(async move {
                     let listener = tokio::net::TcpListener::from_std(listener)?;
@@ -108,6 +114,20 @@ where
         Some(e) => Err(e),
         None => Ok(got),
     }
+}
+
+/// How many threads each of `workers` runtimes may keep in its blocking pool: the CPUs this
+/// process may run on (its affinity mask, so a server pinned to one CPU gets 1) shared among
+/// the workers, at least 1 each.
+///
+/// Node's answer to the same question (`peers/node/http.js`'s `worker_threads` pool) is the CPUs
+/// less one; here every worker's event loop is a thread of its own too, and the pool's threads
+/// only compete with it when there is more CPU-bound work than CPUs, which is then queued
+/// instead of time-sliced. server-actix passes the same number to actix's
+/// `worker_max_blocking_threads`.
+pub fn blocking_threads(workers: usize) -> usize {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (cpus / workers.max(1)).max(1)
 }
 
 /// The whole life of a server binary after its flags are parsed: resolve the configuration

@@ -128,7 +128,8 @@ async fn nexttick() -> web::Json<Outcome<()>> {
 }
 
 async fn timer() -> web::Json<Outcome<()>> {
-    scenario::spawn_timers();
+    // Into the worker's local set, where the connections are (see the function's docs).
+    scenario::spawn_timers_local();
     web::Json(json::TIMER)
 }
 

@@ -38,6 +38,9 @@ pub fn server(listener: TcpListener, config: &Config) -> io::Result<Server> {
     let app_config = config.clone();
     let server = HttpServer::new(move || app(&app_config))
         .workers(config.workers)
+        // E4's /api/sync-offload (web::block): a pool per worker of at most its share of the
+        // CPUs, not actix's 512 / workers, which on one CPU time-slices the event loop away.
+        .worker_max_blocking_threads(serve::workers::blocking_threads(config.workers))
         // No idle limit: an idle keep-alive connection stays open (at least 60 s, the contract
         // says); actix's default closes it after 5 s.
         .keep_alive(KeepAlive::Os)

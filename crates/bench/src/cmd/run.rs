@@ -300,9 +300,15 @@ impl Run<'_> {
                     .workers
                     .map(|w| w as usize)
                     .or_else(|| cpus.as_ref().map(|c| c.server.0.len().max(1)));
-                if let Some(note) =
-                    runtime_flavour(&s.name, args.start.workers.map(|w| w as usize), n)
-                {
+                let server_cpus = cpus
+                    .as_ref()
+                    .map_or_else(step::cpus_allowed, |c| c.server.0.len().max(1));
+                if let Some(note) = runtime_flavour(
+                    &s.name,
+                    args.start.workers.map(|w| w as usize),
+                    n,
+                    server_cpus,
+                ) {
                     results.notes.push(note);
                 }
             }
@@ -508,13 +514,17 @@ impl Run<'_> {
 }
 
 /// Which runtime flavour `server` ran E4's scenarios on, for the results' notes: `workers`
-/// is `--workers` (`None`: the server's default), `cpus` what a peer's `{cpus}` became.
+/// is `--workers` (`None`: the server's default), `cpus` what a peer's `{cpus}` became,
+/// `server_cpus` how many CPUs the server may run on (its blocking pools are sized from them,
+/// as `serve::workers::blocking_threads` does).
 pub fn runtime_flavour(
     server: &str,
     workers: Option<usize>,
     cpus: Option<usize>,
+    server_cpus: usize,
 ) -> Option<String> {
     let n = workers.unwrap_or(1);
+    let pool = (server_cpus / n.max(1)).max(1);
     let plural = |n: usize, one: &str, many: &str| {
         if n == 1 {
             format!("1 {one}")
@@ -526,17 +536,21 @@ pub fn runtime_flavour(
         "server-hyper" | "server-axum" => format!(
             "{server} ran {} (one per worker thread, each with its own SO_REUSEPORT listener): \
              a blocked runtime stalls every connection it holds; /api/sync-offload runs on tokio's \
-             blocking pool (spawn_blocking)",
+             blocking pool (spawn_blocking), capped at {} per runtime (the server's CPUs shared \
+             among its runtimes; tokio's default is 512)",
             plural(
                 n,
                 "current-thread tokio runtime",
                 "current-thread tokio runtimes"
-            )
+            ),
+            plural(pool, "thread", "threads")
         ),
         "server-actix" => format!(
             "{server} ran actix-web with {} fed by one accept thread: a blocked worker stalls \
-             the connections it holds; /api/sync-offload runs on the blocking pool (web::block)",
-            plural(n, "single-threaded worker", "single-threaded workers")
+             the connections it holds; /api/sync-offload runs on the blocking pool (web::block), \
+             capped at {} per worker (actix's default is 512 / workers)",
+            plural(n, "single-threaded worker", "single-threaded workers"),
+            plural(pool, "thread", "threads")
         ),
         "node-http" => format!(
             "node-http ran one event loop; /api/sync-offload runs on a pool of {} \
