@@ -15,7 +15,6 @@ use std::net::IpAddr;
 
 use contract::auth;
 use contract::body::{MAX_BODY, MAX_HEAD};
-use contract::host::Hosts;
 use contract::peer;
 use contract::query;
 use contract::response::{Connection, Status};
@@ -129,13 +128,15 @@ pub struct Conn {
 
 /// The framing and connection fields of one head.
 #[derive(Clone, Copy, Debug, Default)]
-struct Fields {
+struct Fields<'a> {
     content_length: Option<u64>,
     te: Te,
     close: bool,
     keep_alive: bool,
     expect_continue: bool,
-    hosts: Hosts,
+    /// How many `host` field lines, and the value of the first.
+    hosts: u32,
+    host: &'a [u8],
 }
 
 /// What the `transfer-encoding` fields say, read coding by coding across all of them.
@@ -412,7 +413,13 @@ impl Conn {
         let bad_framing = (f.content_length.is_some() && f.te != Te::None)
             || f.te == Te::NotFinal
             || (version == 0 && f.te != Te::None);
-        if bad_framing || !f.hosts.acceptable(version == 1) {
+        // The Host rule (contract::host): exactly one valid `host`, or none on HTTP/1.0.
+        let host_ok = match f.hosts {
+            0 => version == 0,
+            1 => r.valid_host(f.host),
+            _ => false,
+        };
+        if bad_framing || !host_ok {
             self.fail(r, Status::BadRequest, out);
             return;
         }
@@ -681,7 +688,7 @@ impl Conn {
 
 /// Reads the framing and connection fields of a head.
 #[inline]
-fn scan(headers: &[httparse::Header<'_>]) -> Result<Fields, Status> {
+fn scan<'a>(headers: &[httparse::Header<'a>]) -> Result<Fields<'a>, Status> {
     let mut f = Fields::default();
     for h in headers {
         let name = h.name.as_bytes();
@@ -712,7 +719,12 @@ fn scan(headers: &[httparse::Header<'_>]) -> Result<Fields, Status> {
                     f.te = f.te.then(trim(coding));
                 }
             }
-            4 if name.eq_ignore_ascii_case(b"host") => f.hosts.add(h.value),
+            4 if name.eq_ignore_ascii_case(b"host") => {
+                if f.hosts == 0 {
+                    f.host = h.value;
+                }
+                f.hosts = f.hosts.saturating_add(1);
+            }
             6 if name.eq_ignore_ascii_case(b"expect") => {
                 f.expect_continue = trim(h.value).eq_ignore_ascii_case(b"100-continue");
             }
