@@ -21,7 +21,8 @@ use contract::response::{Connection, Status};
 use contract::route::{self, Endpoint, Route};
 
 use crate::head;
-use crate::responses::{Fixed, Responder};
+use crate::out::Sink;
+use crate::responses::{Fixed, FixedId, Responder};
 
 /// What a connection waits for after [`Conn::feed`] (and what the socket loop does next).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -221,7 +222,7 @@ impl Conn {
 
     /// Consumes `input` (the next bytes from the client), appends the answer to every request
     /// completed by it to `out`, in order, and says what to wait for next.
-    pub fn feed(&mut self, r: &mut Responder, mut input: &[u8], out: &mut Vec<u8>) -> Action {
+    pub fn feed(&mut self, r: &mut Responder, mut input: &[u8], out: &mut impl Sink) -> Action {
         loop {
             match self.state {
                 State::Closed { linger } => {
@@ -268,7 +269,7 @@ impl Conn {
 
     /// The head timeout expired: appends a 408 and closes.
     #[cold]
-    pub fn expire(&mut self, r: &Responder, out: &mut Vec<u8>) -> Action {
+    pub fn expire(&mut self, r: &Responder, out: &mut impl Sink) -> Action {
         self.fail(r, Status::RequestTimeout, out)
     }
 
@@ -283,8 +284,8 @@ impl Conn {
     }
 
     #[cold]
-    fn fail(&mut self, r: &Responder, status: Status, out: &mut Vec<u8>) -> Action {
-        r.error(status, out);
+    fn fail(&mut self, r: &Responder, status: Status, out: &mut impl Sink) -> Action {
+        r.error(status, out.bytes());
         self.state = State::Closed { linger: true };
         self.carry = Vec::new();
         self.held = Vec::new();
@@ -293,7 +294,7 @@ impl Conn {
 
     /// Reads a head from `input` (after any carried part). Returns how many bytes of `input`
     /// were consumed, or `None` when all of it went into the carry buffer.
-    fn head(&mut self, r: &mut Responder, input: &[u8], out: &mut Vec<u8>) -> Option<usize> {
+    fn head(&mut self, r: &mut Responder, input: &[u8], out: &mut impl Sink) -> Option<usize> {
         if !self.carry.is_empty() {
             return self.head_carried(r, input, out);
         }
@@ -321,7 +322,7 @@ impl Conn {
         &mut self,
         r: &mut Responder,
         input: &[u8],
-        out: &mut Vec<u8>,
+        out: &mut impl Sink,
     ) -> Option<usize> {
         let mut carry = std::mem::take(&mut self.carry);
         let old = carry.len();
@@ -356,7 +357,7 @@ impl Conn {
         &mut self,
         r: &mut Responder,
         buf: &[u8],
-        out: &mut Vec<u8>,
+        out: &mut impl Sink,
     ) -> Parsed {
         let mut fields = [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; N];
         if let Some((n, req)) = head::parse(buf, &mut fields) {
@@ -380,14 +381,14 @@ impl Conn {
     /// A head with more than [`FAST_FIELDS`] fields: parsed again with room for all.
     #[cold]
     #[inline(never)]
-    fn parse_head_large(&mut self, r: &mut Responder, buf: &[u8], out: &mut Vec<u8>) -> Parsed {
+    fn parse_head_large(&mut self, r: &mut Responder, buf: &[u8], out: &mut impl Sink) -> Parsed {
         self.parse_head::<ALL_FIELDS>(r, buf, out)
     }
 
     /// Answers a head httparse refused: 505 for a well-formed `HTTP/x.y` of another version
     /// (the HTTP/2 preface included), otherwise 400.
     #[cold]
-    fn bad_head(&mut self, r: &Responder, buf: &[u8], e: httparse::Error, out: &mut Vec<u8>) {
+    fn bad_head(&mut self, r: &Responder, buf: &[u8], e: httparse::Error, out: &mut impl Sink) {
         let status = if e == httparse::Error::Version && names_other_version(buf) {
             Status::VersionNotSupported
         } else {
@@ -398,7 +399,7 @@ impl Conn {
 
     /// Checks the framing fields of a complete head, answers it (or holds the answer until a
     /// chunked body ends) and sets the state for what follows.
-    fn request(&mut self, r: &mut Responder, req: &httparse::Request<'_, '_>, out: &mut Vec<u8>) {
+    fn request(&mut self, r: &mut Responder, req: &httparse::Request<'_, '_>, out: &mut impl Sink) {
         self.heads += 1;
         let f = match scan(req.headers) {
             Ok(f) => f,
@@ -440,10 +441,10 @@ impl Conn {
         };
         let chunked = f.te == Te::Chunked;
         if f.expect_continue && version == 1 && (chunked || length > 0) {
-            out.extend_from_slice(CONTINUE);
+            out.bytes().extend_from_slice(CONTINUE);
         }
         if chunked {
-            self.hold(r, req, connection, out);
+            self.hold(r, req, connection);
             self.state = State::Chunked {
                 phase: Chunk::Size,
                 decoded: 0,
@@ -461,17 +462,10 @@ impl Conn {
 
     /// Writes the answer of a chunked request into `held`, to be sent when the body ends.
     #[cold]
-    fn hold(
-        &mut self,
-        r: &mut Responder,
-        req: &httparse::Request<'_, '_>,
-        connection: Connection,
-        out: &mut Vec<u8>,
-    ) {
-        let start = out.len();
-        self.answer(r, req, connection, out);
-        self.held.extend_from_slice(&out[start..]);
-        out.truncate(start);
+    fn hold(&mut self, r: &mut Responder, req: &httparse::Request<'_, '_>, connection: Connection) {
+        let mut held = std::mem::take(&mut self.held);
+        self.answer(r, req, connection, &mut held);
+        self.held = held;
     }
 
     /// Appends the answer to a well-framed request.
@@ -481,7 +475,7 @@ impl Conn {
         r: &mut Responder,
         req: &httparse::Request<'_, '_>,
         c: Connection,
-        out: &mut Vec<u8>,
+        out: &mut impl Sink,
     ) {
         let method = req.method.unwrap_or_default().as_bytes();
         let target = req.path.unwrap_or_default().as_bytes();
@@ -506,24 +500,24 @@ impl Conn {
                 }
                 Endpoint::MyIp => {
                     let ip = self.peer.as_bytes();
-                    r.dynamic(head, c, out, |b| b.extend_from_slice(ip));
+                    r.dynamic(head, c, out.bytes(), |b| b.extend_from_slice(ip));
                     return;
                 }
                 Endpoint::Echo => {
                     let (_, q) = route::split_target(target);
-                    r.dynamic(head, c, out, |b| query::write_echo(q, b));
+                    r.dynamic(head, c, out.bytes(), |b| query::write_echo(q, b));
                     return;
                 }
                 // Not served by this variant: `route` was asked without scenarios.
                 _ => (Fixed::NotFound, false),
             },
         };
-        out.extend_from_slice(r.fixed(fixed, head, c));
+        out.fixed(r, FixedId::new(fixed, head, c));
     }
 
     /// Decodes and discards chunked body bytes from `input`. Returns how many were consumed
     /// once the body has ended (or failed), or `None` when all of `input` was used up.
-    fn chunked(&mut self, r: &Responder, input: &[u8], out: &mut Vec<u8>) -> Option<usize> {
+    fn chunked(&mut self, r: &Responder, input: &[u8], out: &mut impl Sink) -> Option<usize> {
         let State::Chunked {
             mut phase,
             mut decoded,
@@ -627,8 +621,8 @@ impl Conn {
     }
 
     /// The chunked body has ended: sends the held answer.
-    fn end_chunked(&mut self, close: bool, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.held);
+    fn end_chunked(&mut self, close: bool, out: &mut impl Sink) {
+        out.bytes().extend_from_slice(&self.held);
         self.held = Vec::new();
         self.state = if close {
             State::Closed { linger: false }
@@ -644,7 +638,7 @@ impl Conn {
         &mut self,
         r: &Responder,
         input: &[u8],
-        out: &mut Vec<u8>,
+        out: &mut impl Sink,
     ) -> Option<(usize, u64)> {
         let old = self.carry.len();
         let line = if old == 0 {

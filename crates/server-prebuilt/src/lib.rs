@@ -11,6 +11,8 @@
 //!   tested and fuzzed without sockets;
 //! - [`head`]: the fast path for plain, complete request heads (the same result as httparse,
 //!   held to it by a property test), `None` for anything else;
+//! - [`out`]: where the answers go ([`Sink`]): a byte buffer, or an [`Out`] that keeps each
+//!   fixed answer as a reference into the [`Responder`] table for a vectored write;
 //! - [`responses`]: one thread's prebuilt answers, date and token ([`Responder`]);
 //! - [`server`]: the socket loop ([`serve`](fn@serve)): accept, one read → feed → one write per turn,
 //!   head timeout, lingering close, graceful shutdown.
@@ -21,9 +23,11 @@
 
 pub mod conn;
 pub mod head;
+pub mod out;
 pub mod responses;
 pub mod server;
 
 pub use conn::{Action, Conn};
+pub use out::{Out, Sink};
 pub use responses::Responder;
 pub use server::serve;

@@ -70,6 +70,26 @@ impl Fixed {
     }
 }
 
+/// One fixed answer in one form: what [`Responder::fixed_bytes`] looks up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FixedId {
+    answer: Fixed,
+    head: bool,
+    connection: Connection,
+}
+
+impl FixedId {
+    /// The answer `answer` (`head`: its HEAD form) with `connection`.
+    #[inline]
+    pub fn new(answer: Fixed, head: bool, connection: Connection) -> FixedId {
+        FixedId {
+            answer,
+            head,
+            connection,
+        }
+    }
+}
+
 /// The three `connection` variants, in table order.
 const CONNECTIONS: [Connection; 3] = [Connection::Absent, Connection::Close, Connection::KeepAlive];
 
@@ -180,7 +200,14 @@ impl Responder {
     /// The bytes of a fixed answer (`head`: the HEAD form) with `connection`.
     #[inline]
     pub fn fixed(&self, answer: Fixed, head: bool, connection: Connection) -> &[u8] {
-        self.table[answer as usize][head as usize][connection_index(connection)].bytes()
+        self.fixed_bytes(FixedId::new(answer, head, connection))
+    }
+
+    /// The bytes of the fixed answer `id`.
+    #[inline]
+    pub fn fixed_bytes(&self, id: FixedId) -> &[u8] {
+        let c = connection_index(id.connection);
+        self.table[id.answer as usize][usize::from(id.head)][c].bytes()
     }
 
     /// Appends a 200 `text/plain` answer whose body `fill` writes (into a reused buffer), or

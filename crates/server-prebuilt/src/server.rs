@@ -9,11 +9,13 @@
 //!
 //! A turn (`Worker::turn`): read what the socket has into the thread's buffer (a short read
 //! tells tokio the socket is drained, so no second `read` returns `EAGAIN`), feed it to the
-//! [`Conn`], write every answer with one `write`.
+//! [`Conn`] into an [`Out`], write every answer with one `write` (one answer: its prebuilt
+//! bytes as they are) or one `writev` (several: the prebuilt answers taken from the table, not
+//! copied together first).
 
 use std::cell::{Cell, RefCell};
 use std::future::poll_fn;
-use std::io;
+use std::io::{self, IoSlice};
 use std::net::IpAddr;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -30,12 +32,17 @@ use tokio::task::LocalSet;
 use tokio::time::Instant;
 
 use crate::conn::{Action, Conn};
+use crate::out::Out;
 use crate::responses::Responder;
 
 /// Size of each thread's read buffer.
 const READ_BUF: usize = 32 * 1024;
-/// Initial size of each thread's output buffer (it grows for deep pipelines and stays).
+/// Initial size of each thread's output buffers (they grow for deep pipelines and stay).
 const OUT_BUF: usize = 64 * 1024;
+/// Initial room for fixed answers in one turn's output.
+const OUT_FIXED: usize = 256;
+/// Segments of one vectored write; a turn with more is copied into one buffer instead.
+const IOV: usize = 32;
 /// How long a lingering close discards input, and how much at most.
 const LINGER_TIME: Duration = Duration::from_secs(2);
 const LINGER_BYTES: usize = 4 * 1024 * 1024;
@@ -54,7 +61,10 @@ struct Worker {
 struct Shared {
     responder: Responder,
     input: Box<[u8]>,
-    out: Vec<u8>,
+    out: Out,
+    /// A plain output buffer: a turn's answers copied together when they are too many
+    /// segments for one vectored write, and a 408.
+    flat: Vec<u8>,
 }
 
 /// The result of one turn.
@@ -71,7 +81,8 @@ impl Worker {
             shared: RefCell::new(Shared {
                 responder: Responder::new(token),
                 input: vec![0; READ_BUF].into_boxed_slice(),
-                out: Vec::with_capacity(OUT_BUF),
+                out: Out::with_capacity(OUT_BUF, OUT_FIXED),
+                flat: Vec::with_capacity(OUT_BUF),
             }),
             busy: Cell::new(0),
             draining: Cell::new(false),
@@ -80,6 +91,7 @@ impl Worker {
 
     /// Reads once, feeds the bytes to `conn` and writes the answers; whatever the socket does
     /// not take now goes to `pending`.
+    #[inline]
     fn turn(
         &self,
         cx: &mut Context<'_>,
@@ -88,26 +100,43 @@ impl Worker {
         pending: &mut Vec<u8>,
     ) -> Poll<Turn> {
         let mut shared = self.shared.borrow_mut();
-        let Shared {
-            responder,
-            input,
-            out,
-        } = &mut *shared;
-        let mut buf = ReadBuf::new(input);
+        let shared = &mut *shared;
+        let mut buf = ReadBuf::new(&mut shared.input);
         match ready!(Pin::new(&mut *stream).poll_read(cx, &mut buf)) {
             Ok(()) if !buf.filled().is_empty() => {}
             _ => return Poll::Ready(Turn::Gone),
         }
+        let n = buf.filled().len();
+        Poll::Ready(self.fed(shared, n, stream, conn, pending))
+    }
+
+    /// The rest of a turn once `n` bytes have been read into `shared.input` (apart, so that
+    /// the turn that only finds the socket drained stays short).
+    #[inline(never)]
+    fn fed(
+        &self,
+        shared: &mut Shared,
+        n: usize,
+        stream: &TcpStream,
+        conn: &mut Conn,
+        pending: &mut Vec<u8>,
+    ) -> Turn {
+        let Shared {
+            responder,
+            input,
+            out,
+            flat,
+        } = shared;
         responder.refresh();
         if self.draining.get() {
             conn.drain();
         }
         out.clear();
-        let action = conn.feed(responder, buf.filled(), out);
-        if !out.is_empty() && !write_now(stream, out, pending) {
-            return Poll::Ready(Turn::Gone);
+        let action = conn.feed(responder, &input[..n], out);
+        if !out.is_empty() && !write_out(stream, responder, out, flat, pending) {
+            return Turn::Gone;
         }
-        Poll::Ready(Turn::Fed(action))
+        Turn::Fed(action)
     }
 
     /// Reads and discards input (a lingering close): the byte count, 0 at end of input.
@@ -124,11 +153,51 @@ impl Worker {
     #[cold]
     fn expire(&self, stream: &TcpStream, conn: &mut Conn) {
         let mut shared = self.shared.borrow_mut();
-        let Shared { responder, out, .. } = &mut *shared;
+        let Shared {
+            responder, flat, ..
+        } = &mut *shared;
         responder.refresh();
-        out.clear();
-        conn.expire(responder, out);
-        let _ = stream.try_write(out);
+        flat.clear();
+        conn.expire(responder, flat);
+        let _ = stream.try_write(flat);
+    }
+}
+
+/// Writes a turn's answers now, from where they are: one segment (one answer) as it is, up to
+/// [`IOV`] segments with one vectored write, more copied into `flat` first. What the socket
+/// does not take is appended to `pending`. `false` when the socket failed.
+#[inline]
+fn write_out(
+    stream: &TcpStream,
+    r: &Responder,
+    out: &Out,
+    flat: &mut Vec<u8>,
+    pending: &mut Vec<u8>,
+) -> bool {
+    if let Some(bytes) = out.single(r) {
+        return write_now(stream, bytes, pending);
+    }
+    if !pending.is_empty() {
+        out.copy_after(r, 0, pending);
+        return true;
+    }
+    let mut iov = [IoSlice::new(&[]); IOV];
+    let Some((n, total)) = out.slices(r, &mut iov) else {
+        flat.clear();
+        out.copy_after(r, 0, flat);
+        return write_now(stream, flat, pending);
+    };
+    match stream.try_write_vectored(&iov[..n]) {
+        Ok(written) if written == total => true,
+        Ok(written) => {
+            out.copy_after(r, written, pending);
+            true
+        }
+        Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+            out.copy_after(r, 0, pending);
+            true
+        }
+        Err(_) => false,
     }
 }
 
