@@ -352,7 +352,7 @@ impl Conn {
     }
 
     /// Parses one head in `buf` with room for `N` fields and answers it when complete.
-    #[inline]
+    #[inline(always)]
     fn parse_head<const N: usize>(
         &mut self,
         r: &mut Responder,
@@ -680,6 +680,15 @@ impl Conn {
     }
 }
 
+/// Whether the field name `name` (token bytes, as both parsers give them) is `lower`, a name
+/// of lowercase letters and `-`, case-insensitively. Setting bit 0x20 lowercases a letter and
+/// keeps `-`; of the other bytes only CR (0x0D) would turn into `-`, and no name holds one.
+#[inline(always)]
+fn named(name: &[u8], lower: &[u8]) -> bool {
+    debug_assert!(lower.iter().all(|&b| b.is_ascii_lowercase() || b == b'-'));
+    name.len() == lower.len() && name.iter().zip(lower).all(|(&a, &b)| a | 0x20 == b)
+}
+
 /// Reads the framing and connection fields of a head.
 #[inline]
 fn scan<'a>(headers: &[httparse::Header<'a>]) -> Result<Fields<'a>, Status> {
@@ -687,7 +696,7 @@ fn scan<'a>(headers: &[httparse::Header<'a>]) -> Result<Fields<'a>, Status> {
     for h in headers {
         let name = h.name.as_bytes();
         match name.len() {
-            10 if name.eq_ignore_ascii_case(b"connection") => {
+            10 if named(name, b"connection") => {
                 for token in h.value.split(|&b| b == b',') {
                     let token = trim(token);
                     if token.eq_ignore_ascii_case(b"close") {
@@ -697,7 +706,7 @@ fn scan<'a>(headers: &[httparse::Header<'a>]) -> Result<Fields<'a>, Status> {
                     }
                 }
             }
-            14 if name.eq_ignore_ascii_case(b"content-length") => {
+            14 if named(name, b"content-length") => {
                 let n = match parse_length(h.value) {
                     Ok(n) => n,
                     Err(true) => return Err(Status::PayloadTooLarge),
@@ -708,18 +717,18 @@ fn scan<'a>(headers: &[httparse::Header<'a>]) -> Result<Fields<'a>, Status> {
                 }
                 f.content_length = Some(n);
             }
-            17 if name.eq_ignore_ascii_case(b"transfer-encoding") => {
+            17 if named(name, b"transfer-encoding") => {
                 for coding in h.value.split(|&b| b == b',') {
                     f.te = f.te.then(trim(coding));
                 }
             }
-            4 if name.eq_ignore_ascii_case(b"host") => {
+            4 if named(name, b"host") => {
                 if f.hosts == 0 {
                     f.host = h.value;
                 }
                 f.hosts = f.hosts.saturating_add(1);
             }
-            6 if name.eq_ignore_ascii_case(b"expect") => {
+            6 if named(name, b"expect") => {
                 f.expect_continue = trim(h.value).eq_ignore_ascii_case(b"100-continue");
             }
             _ => {}
