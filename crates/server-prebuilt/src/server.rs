@@ -265,7 +265,18 @@ async fn connection(mut stream: TcpStream, peer: IpAddr, worker: Rc<Worker>) {
     // When the current partial head began, and how many heads were complete then.
     let mut head_since: Option<(Instant, u64)> = None;
     loop {
-        let turn = poll_fn(|cx| worker.turn(cx, &mut stream, &mut conn, &mut pending));
+        // Between requests (no partial head, nothing mid-request), a batch answered in full
+        // leaves everything as it was: wait for the next one within the same poll.
+        let between = head_since.is_none() && !busy.on;
+        let turn = poll_fn(|cx| {
+            loop {
+                let turn = ready!(worker.turn(cx, &mut stream, &mut conn, &mut pending));
+                let idle = matches!(turn, Turn::Fed(Action::Idle));
+                if !(between && idle && pending.is_empty() && !worker.draining.get()) {
+                    return Poll::Ready(turn);
+                }
+            }
+        });
         let turn = match head_since {
             None => turn.await,
             Some((since, _)) => match tokio::time::timeout_at(since + HEAD_TIMEOUT, turn).await {
