@@ -82,7 +82,8 @@ impl Worker {
                 responder: Responder::new(token),
                 input: vec![0; READ_BUF].into_boxed_slice(),
                 out: Out::with_capacity(OUT_BUF, OUT_FIXED),
-                flat: Vec::with_capacity(OUT_BUF),
+                // Grown when first needed (a deep pipeline, a 408), then kept.
+                flat: Vec::new(),
             }),
             busy: Cell::new(0),
             draining: Cell::new(false),
