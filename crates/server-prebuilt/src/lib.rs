@@ -26,6 +26,7 @@ pub mod head;
 pub mod out;
 pub mod responses;
 pub mod server;
+mod sys;
 
 pub use conn::{Action, Conn};
 pub use out::{Out, Sink};

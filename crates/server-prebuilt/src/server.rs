@@ -26,7 +26,7 @@ use std::time::Duration;
 use contract::body::{HEAD_TIMEOUT, SHUTDOWN_GRACE};
 use serve::config::Config;
 use serve::signal::Shutdown;
-use tokio::io::{AsyncRead, AsyncWriteExt, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWriteExt, Interest, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::LocalSet;
 use tokio::time::Instant;
@@ -34,6 +34,7 @@ use tokio::time::Instant;
 use crate::conn::{Action, Conn};
 use crate::out::Out;
 use crate::responses::Responder;
+use crate::sys;
 
 /// Size of each thread's read buffer.
 const READ_BUF: usize = 32 * 1024;
@@ -102,13 +103,10 @@ impl Worker {
     ) -> Poll<Turn> {
         let mut shared = self.shared.borrow_mut();
         let shared = &mut *shared;
-        let mut buf = ReadBuf::new(&mut shared.input);
-        match ready!(Pin::new(&mut *stream).poll_read(cx, &mut buf)) {
-            Ok(()) if !buf.filled().is_empty() => {}
-            _ => return Poll::Ready(Turn::Gone),
+        match ready!(poll_recv(stream, cx, &mut shared.input)) {
+            Ok(n) if n > 0 => Poll::Ready(self.fed(shared, n, stream, conn, pending)),
+            _ => Poll::Ready(Turn::Gone),
         }
-        let n = buf.filled().len();
-        Poll::Ready(self.fed(shared, n, stream, conn, pending))
     }
 
     /// The rest of a turn once `n` bytes have been read into `shared.input` (apart, so that
@@ -188,7 +186,7 @@ fn write_out(
         out.copy_after(r, 0, flat);
         return write_now(stream, flat, pending);
     };
-    match stream.try_write_vectored(&iov[..n]) {
+    match stream.try_io(Interest::WRITABLE, || sys::writev(stream, &iov[..n])) {
         Ok(written) if written == total => true,
         Ok(written) => {
             out.copy_after(r, written, pending);
@@ -210,7 +208,7 @@ fn write_now(stream: &TcpStream, out: &[u8], pending: &mut Vec<u8>) -> bool {
         pending.extend_from_slice(out);
         return true;
     }
-    match stream.try_write(out) {
+    match stream.try_io(Interest::WRITABLE, || sys::send(stream, out)) {
         Ok(n) if n == out.len() => true,
         Ok(n) => {
             pending.extend_from_slice(&out[n..]);
@@ -221,6 +219,34 @@ fn write_now(stream: &TcpStream, out: &[u8], pending: &mut Vec<u8>) -> bool {
             true
         }
         Err(_) => false,
+    }
+}
+
+/// Reads what the socket has into `buf` (`Ok(0)`: end of input), waiting for it to be
+/// readable. A short read means the socket is drained, and tokio is told so (the read
+/// reports `WouldBlock` to `try_io`, which then clears the readiness it saw before the read,
+/// as tokio's own `poll_read` does), so that the next turn waits instead of reading again
+/// only to get `EAGAIN`.
+#[inline]
+fn poll_recv(stream: &TcpStream, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
+    loop {
+        ready!(stream.poll_read_ready(cx))?;
+        let mut drained = 0;
+        let read = stream.try_io(Interest::READABLE, || {
+            let n = sys::recv(stream, buf)?;
+            if 0 < n && n < buf.len() {
+                drained = n;
+                return Err(io::ErrorKind::WouldBlock.into());
+            }
+            Ok(n)
+        });
+        match read {
+            // The `WouldBlock` of a short read.
+            _ if drained > 0 => return Poll::Ready(Ok(drained)),
+            // Readiness without data (it is cleared now): wait again.
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+            read => return Poll::Ready(read),
+        }
     }
 }
 
