@@ -396,15 +396,17 @@ async fn accept_loop(listener: TcpListener, worker: &Rc<Worker>, shutdown: &mut 
 pub async fn serve(listener: TcpListener, config: Arc<Config>, mut shutdown: Shutdown) {
     let worker = Rc::new(Worker::new(config.auth_token.as_bytes()));
     let local = LocalSet::new();
-    local
-        .run_until(async {
-            accept_loop(listener, &worker, &mut shutdown).await;
-            worker.draining.set(true);
-            // Leave a margin inside the grace period for the runtime to wind down.
-            let deadline = Instant::now() + SHUTDOWN_GRACE - Duration::from_millis(500);
-            while worker.busy.get() > 0 && Instant::now() < deadline {
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
-        })
-        .await;
+    // The accept loop is a task of its own: `run_until` polls its future each time any task
+    // of the set is woken, and a join handle is cheaper to poll than the accept loop (the
+    // listener's readiness and the shutdown signal) on every batch of requests.
+    let main = local.spawn_local(async move {
+        accept_loop(listener, &worker, &mut shutdown).await;
+        worker.draining.set(true);
+        // Leave a margin inside the grace period for the runtime to wind down.
+        let deadline = Instant::now() + SHUTDOWN_GRACE - Duration::from_millis(500);
+        while worker.busy.get() > 0 && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    });
+    let _ = local.run_until(main).await;
 }
