@@ -16,6 +16,8 @@
 //! - [`responses`]: one thread's prebuilt answers, date and token ([`Responder`]);
 //! - [`server`]: the socket loop ([`serve`](fn@serve)): accept, one read → feed → one write per turn,
 //!   head timeout, lingering close, graceful shutdown.
+//! - `sys` (private): the hot path's `recv`, `send` and `writev` as bare system calls on
+//!   Linux, without glibc's cancellation-point bookkeeping.
 //!
 //! The binary (`server-prebuilt`) parses the shared flags, binds one listener per worker and
 //! runs [`serve`](fn@serve) on each through `serve::workers::run_with_ready`.
