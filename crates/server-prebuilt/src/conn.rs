@@ -15,14 +15,14 @@ use std::net::IpAddr;
 
 use contract::auth;
 use contract::body::{MAX_BODY, MAX_HEAD};
-use contract::host::Hosts;
 use contract::peer;
 use contract::query;
 use contract::response::{Connection, Status};
 use contract::route::{self, Endpoint, Route};
 
 use crate::head;
-use crate::responses::{Fixed, Responder};
+use crate::out::Sink;
+use crate::responses::{Fixed, FixedId, Responder};
 
 /// What a connection waits for after [`Conn::feed`] (and what the socket loop does next).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,13 +129,15 @@ pub struct Conn {
 
 /// The framing and connection fields of one head.
 #[derive(Clone, Copy, Debug, Default)]
-struct Fields {
+struct Fields<'a> {
     content_length: Option<u64>,
     te: Te,
     close: bool,
     keep_alive: bool,
     expect_continue: bool,
-    hosts: Hosts,
+    /// How many `host` field lines, and the value of the first.
+    hosts: u32,
+    host: &'a [u8],
 }
 
 /// What the `transfer-encoding` fields say, read coding by coding across all of them.
@@ -220,7 +222,7 @@ impl Conn {
 
     /// Consumes `input` (the next bytes from the client), appends the answer to every request
     /// completed by it to `out`, in order, and says what to wait for next.
-    pub fn feed(&mut self, r: &mut Responder, mut input: &[u8], out: &mut Vec<u8>) -> Action {
+    pub fn feed(&mut self, r: &mut Responder, mut input: &[u8], out: &mut impl Sink) -> Action {
         loop {
             match self.state {
                 State::Closed { linger } => {
@@ -267,7 +269,7 @@ impl Conn {
 
     /// The head timeout expired: appends a 408 and closes.
     #[cold]
-    pub fn expire(&mut self, r: &Responder, out: &mut Vec<u8>) -> Action {
+    pub fn expire(&mut self, r: &Responder, out: &mut impl Sink) -> Action {
         self.fail(r, Status::RequestTimeout, out)
     }
 
@@ -282,8 +284,8 @@ impl Conn {
     }
 
     #[cold]
-    fn fail(&mut self, r: &Responder, status: Status, out: &mut Vec<u8>) -> Action {
-        r.error(status, out);
+    fn fail(&mut self, r: &Responder, status: Status, out: &mut impl Sink) -> Action {
+        r.error(status, out.bytes());
         self.state = State::Closed { linger: true };
         self.carry = Vec::new();
         self.held = Vec::new();
@@ -292,7 +294,7 @@ impl Conn {
 
     /// Reads a head from `input` (after any carried part). Returns how many bytes of `input`
     /// were consumed, or `None` when all of it went into the carry buffer.
-    fn head(&mut self, r: &mut Responder, input: &[u8], out: &mut Vec<u8>) -> Option<usize> {
+    fn head(&mut self, r: &mut Responder, input: &[u8], out: &mut impl Sink) -> Option<usize> {
         if !self.carry.is_empty() {
             return self.head_carried(r, input, out);
         }
@@ -320,7 +322,7 @@ impl Conn {
         &mut self,
         r: &mut Responder,
         input: &[u8],
-        out: &mut Vec<u8>,
+        out: &mut impl Sink,
     ) -> Option<usize> {
         let mut carry = std::mem::take(&mut self.carry);
         let old = carry.len();
@@ -350,12 +352,12 @@ impl Conn {
     }
 
     /// Parses one head in `buf` with room for `N` fields and answers it when complete.
-    #[inline]
+    #[inline(always)]
     fn parse_head<const N: usize>(
         &mut self,
         r: &mut Responder,
         buf: &[u8],
-        out: &mut Vec<u8>,
+        out: &mut impl Sink,
     ) -> Parsed {
         let mut fields = [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; N];
         if let Some((n, req)) = head::parse(buf, &mut fields) {
@@ -379,14 +381,14 @@ impl Conn {
     /// A head with more than [`FAST_FIELDS`] fields: parsed again with room for all.
     #[cold]
     #[inline(never)]
-    fn parse_head_large(&mut self, r: &mut Responder, buf: &[u8], out: &mut Vec<u8>) -> Parsed {
+    fn parse_head_large(&mut self, r: &mut Responder, buf: &[u8], out: &mut impl Sink) -> Parsed {
         self.parse_head::<ALL_FIELDS>(r, buf, out)
     }
 
     /// Answers a head httparse refused: 505 for a well-formed `HTTP/x.y` of another version
     /// (the HTTP/2 preface included), otherwise 400.
     #[cold]
-    fn bad_head(&mut self, r: &Responder, buf: &[u8], e: httparse::Error, out: &mut Vec<u8>) {
+    fn bad_head(&mut self, r: &Responder, buf: &[u8], e: httparse::Error, out: &mut impl Sink) {
         let status = if e == httparse::Error::Version && names_other_version(buf) {
             Status::VersionNotSupported
         } else {
@@ -397,7 +399,7 @@ impl Conn {
 
     /// Checks the framing fields of a complete head, answers it (or holds the answer until a
     /// chunked body ends) and sets the state for what follows.
-    fn request(&mut self, r: &mut Responder, req: &httparse::Request<'_, '_>, out: &mut Vec<u8>) {
+    fn request(&mut self, r: &mut Responder, req: &httparse::Request<'_, '_>, out: &mut impl Sink) {
         self.heads += 1;
         let f = match scan(req.headers) {
             Ok(f) => f,
@@ -412,7 +414,13 @@ impl Conn {
         let bad_framing = (f.content_length.is_some() && f.te != Te::None)
             || f.te == Te::NotFinal
             || (version == 0 && f.te != Te::None);
-        if bad_framing || !f.hosts.acceptable(version == 1) {
+        // The Host rule (contract::host): exactly one valid `host`, or none on HTTP/1.0.
+        let host_ok = match f.hosts {
+            0 => version == 0,
+            1 => r.valid_host(f.host),
+            _ => false,
+        };
+        if bad_framing || !host_ok {
             self.fail(r, Status::BadRequest, out);
             return;
         }
@@ -433,10 +441,10 @@ impl Conn {
         };
         let chunked = f.te == Te::Chunked;
         if f.expect_continue && version == 1 && (chunked || length > 0) {
-            out.extend_from_slice(CONTINUE);
+            out.bytes().extend_from_slice(CONTINUE);
         }
         if chunked {
-            self.hold(r, req, connection, out);
+            self.hold(r, req, connection);
             self.state = State::Chunked {
                 phase: Chunk::Size,
                 decoded: 0,
@@ -454,17 +462,10 @@ impl Conn {
 
     /// Writes the answer of a chunked request into `held`, to be sent when the body ends.
     #[cold]
-    fn hold(
-        &mut self,
-        r: &mut Responder,
-        req: &httparse::Request<'_, '_>,
-        connection: Connection,
-        out: &mut Vec<u8>,
-    ) {
-        let start = out.len();
-        self.answer(r, req, connection, out);
-        self.held.extend_from_slice(&out[start..]);
-        out.truncate(start);
+    fn hold(&mut self, r: &mut Responder, req: &httparse::Request<'_, '_>, connection: Connection) {
+        let mut held = std::mem::take(&mut self.held);
+        self.answer(r, req, connection, &mut held);
+        self.held = held;
     }
 
     /// Appends the answer to a well-framed request.
@@ -474,7 +475,7 @@ impl Conn {
         r: &mut Responder,
         req: &httparse::Request<'_, '_>,
         c: Connection,
-        out: &mut Vec<u8>,
+        out: &mut impl Sink,
     ) {
         let method = req.method.unwrap_or_default().as_bytes();
         let target = req.path.unwrap_or_default().as_bytes();
@@ -499,24 +500,24 @@ impl Conn {
                 }
                 Endpoint::MyIp => {
                     let ip = self.peer.as_bytes();
-                    r.dynamic(head, c, out, |b| b.extend_from_slice(ip));
+                    r.dynamic(head, c, out.bytes(), |b| b.extend_from_slice(ip));
                     return;
                 }
                 Endpoint::Echo => {
                     let (_, q) = route::split_target(target);
-                    r.dynamic(head, c, out, |b| query::write_echo(q, b));
+                    r.dynamic(head, c, out.bytes(), |b| query::write_echo(q, b));
                     return;
                 }
                 // Not served by this variant: `route` was asked without scenarios.
                 _ => (Fixed::NotFound, false),
             },
         };
-        out.extend_from_slice(r.fixed(fixed, head, c));
+        out.fixed(r, FixedId::new(fixed, head, c));
     }
 
     /// Decodes and discards chunked body bytes from `input`. Returns how many were consumed
     /// once the body has ended (or failed), or `None` when all of `input` was used up.
-    fn chunked(&mut self, r: &Responder, input: &[u8], out: &mut Vec<u8>) -> Option<usize> {
+    fn chunked(&mut self, r: &Responder, input: &[u8], out: &mut impl Sink) -> Option<usize> {
         let State::Chunked {
             mut phase,
             mut decoded,
@@ -620,8 +621,8 @@ impl Conn {
     }
 
     /// The chunked body has ended: sends the held answer.
-    fn end_chunked(&mut self, close: bool, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.held);
+    fn end_chunked(&mut self, close: bool, out: &mut impl Sink) {
+        out.bytes().extend_from_slice(&self.held);
         self.held = Vec::new();
         self.state = if close {
             State::Closed { linger: false }
@@ -637,7 +638,7 @@ impl Conn {
         &mut self,
         r: &Responder,
         input: &[u8],
-        out: &mut Vec<u8>,
+        out: &mut impl Sink,
     ) -> Option<(usize, u64)> {
         let old = self.carry.len();
         let line = if old == 0 {
@@ -679,14 +680,23 @@ impl Conn {
     }
 }
 
+/// Whether the field name `name` (token bytes, as both parsers give them) is `lower`, a name
+/// of lowercase letters and `-`, case-insensitively. Setting bit 0x20 lowercases a letter and
+/// keeps `-`; of the other bytes only CR (0x0D) would turn into `-`, and no name holds one.
+#[inline(always)]
+fn named(name: &[u8], lower: &[u8]) -> bool {
+    debug_assert!(lower.iter().all(|&b| b.is_ascii_lowercase() || b == b'-'));
+    name.len() == lower.len() && name.iter().zip(lower).all(|(&a, &b)| a | 0x20 == b)
+}
+
 /// Reads the framing and connection fields of a head.
 #[inline]
-fn scan(headers: &[httparse::Header<'_>]) -> Result<Fields, Status> {
+fn scan<'a>(headers: &[httparse::Header<'a>]) -> Result<Fields<'a>, Status> {
     let mut f = Fields::default();
     for h in headers {
         let name = h.name.as_bytes();
         match name.len() {
-            10 if name.eq_ignore_ascii_case(b"connection") => {
+            10 if named(name, b"connection") => {
                 for token in h.value.split(|&b| b == b',') {
                     let token = trim(token);
                     if token.eq_ignore_ascii_case(b"close") {
@@ -696,7 +706,7 @@ fn scan(headers: &[httparse::Header<'_>]) -> Result<Fields, Status> {
                     }
                 }
             }
-            14 if name.eq_ignore_ascii_case(b"content-length") => {
+            14 if named(name, b"content-length") => {
                 let n = match parse_length(h.value) {
                     Ok(n) => n,
                     Err(true) => return Err(Status::PayloadTooLarge),
@@ -707,13 +717,18 @@ fn scan(headers: &[httparse::Header<'_>]) -> Result<Fields, Status> {
                 }
                 f.content_length = Some(n);
             }
-            17 if name.eq_ignore_ascii_case(b"transfer-encoding") => {
+            17 if named(name, b"transfer-encoding") => {
                 for coding in h.value.split(|&b| b == b',') {
                     f.te = f.te.then(trim(coding));
                 }
             }
-            4 if name.eq_ignore_ascii_case(b"host") => f.hosts.add(h.value),
-            6 if name.eq_ignore_ascii_case(b"expect") => {
+            4 if named(name, b"host") => {
+                if f.hosts == 0 {
+                    f.host = h.value;
+                }
+                f.hosts = f.hosts.saturating_add(1);
+            }
+            6 if named(name, b"expect") => {
                 f.expect_continue = trim(h.value).eq_ignore_ascii_case(b"100-continue");
             }
             _ => {}

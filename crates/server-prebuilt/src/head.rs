@@ -71,10 +71,79 @@ static VALUE: [bool; 256] = {
 /// The end of a run of bytes in `table`, from `i`.
 #[inline(always)]
 fn run(buf: &[u8], mut i: usize, table: &[bool; 256]) -> usize {
-    while i < buf.len() && table[buf[i] as usize] {
+    while let Some(&b) = buf.get(i) {
+        if !table[b as usize] {
+            break;
+        }
         i += 1;
     }
     i
+}
+
+/// Eight bytes from `i` as a little-endian word (byte `i` lowest), if there are eight.
+#[inline(always)]
+fn word(buf: &[u8], i: usize) -> Option<u64> {
+    let bytes = buf.get(i..)?.first_chunk::<8>()?;
+    Some(u64::from_le_bytes(*bytes))
+}
+
+/// Every byte of a word equal to `b`.
+const fn splat(b: u8) -> u64 {
+    0x0101_0101_0101_0101 * b as u64
+}
+
+/// The high bit of every byte of `w` below `n` (`n` ≤ 0x80). Only the lowest bit set is
+/// exact (a borrow runs upwards from the first hit), which is all the scans below use.
+#[inline(always)]
+fn below(w: u64, n: u8) -> u64 {
+    w.wrapping_sub(splat(n)) & !w & splat(0x80)
+}
+
+/// The high bit of every byte of `w` equal to `b`; only the lowest bit set is exact.
+#[inline(always)]
+fn equal(w: u64, b: u8) -> u64 {
+    below(w ^ splat(b), 1)
+}
+
+/// The position of the first byte flagged in `mask` (some bit set) of the word at `i`.
+#[inline(always)]
+fn first(i: usize, mask: u64) -> usize {
+    i + (mask.trailing_zeros() / 8) as usize
+}
+
+/// The end of a request target from `i`: the first byte that is not visible ASCII, eight
+/// bytes at a time (the same bytes as [`TARGET`]).
+#[inline(always)]
+fn target_end(buf: &[u8], mut i: usize) -> usize {
+    while let Some(w) = word(buf, i) {
+        // Below 0x21, or 0x7F and up (0x7F turns 0x80 when one is added; a carry out of a
+        // byte comes only from 0xFF, itself a hit).
+        let mask = below(w, 0x21) | ((w.wrapping_add(splat(1)) | w) & splat(0x80));
+        if mask != 0 {
+            return first(i, mask);
+        }
+        i += 8;
+    }
+    run(buf, i, &TARGET)
+}
+
+/// The end of a field value from `i`: the first byte that is not [`VALUE`], eight bytes at a
+/// time (a control byte other than HTAB, or DEL; HTAB itself is looked at alone).
+#[inline(always)]
+fn value_end(buf: &[u8], mut i: usize) -> usize {
+    while let Some(w) = word(buf, i) {
+        let mask = below(w, 0x20) | equal(w, 0x7F);
+        if mask != 0 {
+            let j = first(i, mask);
+            if buf[j] != b'\t' {
+                return j;
+            }
+            i = j + 1;
+            continue;
+        }
+        i += 8;
+    }
+    run(buf, i, &VALUE)
 }
 
 /// ASCII bytes as `&str`.
@@ -102,16 +171,21 @@ pub fn parse<'h, 'b>(
         return None;
     }
     let target_start = method_end + 1;
-    let target_end = run(buf, target_start, &TARGET);
+    let target_end = target_end(buf, target_start);
     if target_end == target_start || buf.get(target_end) != Some(&b' ') {
         return None;
     }
     let mut i = target_end + 1;
-    let version = match buf.get(i..i + 10)? {
-        b"HTTP/1.1\r\n" => 1,
-        b"HTTP/1.0\r\n" => 0,
+    // `HTTP/1.` and a minor version of 0 or 1, then CRLF.
+    let w = word(buf, i)?;
+    let version = match w ^ u64::from_le_bytes(*b"HTTP/1.0") {
+        0 => 0,
+        0x0100_0000_0000_0000 => 1,
         _ => return None,
     };
+    if buf.get(i + 8..i + 10)? != b"\r\n" {
+        return None;
+    }
     i += 10;
     let mut n = 0;
     loop {
@@ -132,18 +206,18 @@ pub fn parse<'h, 'b>(
             i += 1;
         }
         let value_start = i;
-        i = run(buf, i, &VALUE);
+        i = value_end(buf, i);
         if buf.get(i) != Some(&b'\r') || buf.get(i + 1) != Some(&b'\n') {
             return None;
         }
-        let mut value_end = i;
-        while value_end > value_start && matches!(buf[value_end - 1], b' ' | b'\t') {
-            value_end -= 1;
+        let mut end = i;
+        while end > value_start && matches!(buf[end - 1], b' ' | b'\t') {
+            end -= 1;
         }
         i += 2;
         fields.get_mut(n)?.write(Header {
             name: ascii(&buf[name_start..name_end]),
-            value: &buf[value_start..value_end],
+            value: &buf[value_start..end],
         });
         n += 1;
     }

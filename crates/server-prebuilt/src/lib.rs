@@ -11,9 +11,13 @@
 //!   tested and fuzzed without sockets;
 //! - [`head`]: the fast path for plain, complete request heads (the same result as httparse,
 //!   held to it by a property test), `None` for anything else;
+//! - [`out`]: where the answers go ([`Sink`]): a byte buffer, or an [`Out`] that keeps each
+//!   fixed answer as a reference into the [`Responder`] table for a vectored write;
 //! - [`responses`]: one thread's prebuilt answers, date and token ([`Responder`]);
 //! - [`server`]: the socket loop ([`serve`](fn@serve)): accept, one read → feed → one write per turn,
 //!   head timeout, lingering close, graceful shutdown.
+//! - `sys` (private): the hot path's `recv`, `send` and `writev` as bare system calls on
+//!   Linux, without glibc's cancellation-point bookkeeping.
 //!
 //! The binary (`server-prebuilt`) parses the shared flags, binds one listener per worker and
 //! runs [`serve`](fn@serve) on each through `serve::workers::run_with_ready`.
@@ -21,9 +25,12 @@
 
 pub mod conn;
 pub mod head;
+pub mod out;
 pub mod responses;
 pub mod server;
+mod sys;
 
 pub use conn::{Action, Conn};
+pub use out::{Out, Sink};
 pub use responses::Responder;
 pub use server::serve;

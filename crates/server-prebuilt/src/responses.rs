@@ -70,6 +70,26 @@ impl Fixed {
     }
 }
 
+/// One fixed answer in one form: what [`Responder::fixed_bytes`] looks up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FixedId {
+    answer: Fixed,
+    head: bool,
+    connection: Connection,
+}
+
+impl FixedId {
+    /// The answer `answer` (`head`: its HEAD form) with `connection`.
+    #[inline]
+    pub fn new(answer: Fixed, head: bool, connection: Connection) -> FixedId {
+        FixedId {
+            answer,
+            head,
+            connection,
+        }
+    }
+}
+
 /// The three `connection` variants, in table order.
 const CONNECTIONS: [Connection; 3] = [Connection::Absent, Connection::Close, Connection::KeepAlive];
 
@@ -90,7 +110,14 @@ pub struct Responder {
     ticker: Ticker,
     token: Box<[u8]>,
     scratch: Vec<u8>,
+    /// The last `host` value found valid (every request of a load tool, and most of a
+    /// client's, carries the same one): `host` is judged again only when it differs.
+    host: [u8; HOST_MEMO],
+    host_len: u8,
 }
+
+/// The longest `host` value [`Responder::valid_host`] remembers.
+const HOST_MEMO: usize = 64;
 
 impl Responder {
     /// Builds every fixed answer for `token` (the Bearer token of `/api/private`), dated now.
@@ -115,6 +142,9 @@ impl Responder {
             ticker,
             token: token.into(),
             scratch: Vec::with_capacity(4096),
+            // Empty: the empty value, which is valid (an empty reg-name).
+            host: [0; HOST_MEMO],
+            host_len: 0,
         }
     }
 
@@ -146,10 +176,38 @@ impl Responder {
         &self.token
     }
 
+    /// Whether `value` is a valid `host` field value ([`contract::host::valid`]), remembering
+    /// the last valid one so that a repeated value costs one comparison.
+    #[inline]
+    pub fn valid_host(&mut self, value: &[u8]) -> bool {
+        if value == &self.host[..usize::from(self.host_len)] {
+            return true;
+        }
+        self.judge_host(value)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn judge_host(&mut self, value: &[u8]) -> bool {
+        let valid = contract::host::valid(value);
+        if valid && value.len() <= HOST_MEMO {
+            self.host[..value.len()].copy_from_slice(value);
+            self.host_len = value.len() as u8;
+        }
+        valid
+    }
+
     /// The bytes of a fixed answer (`head`: the HEAD form) with `connection`.
     #[inline]
     pub fn fixed(&self, answer: Fixed, head: bool, connection: Connection) -> &[u8] {
-        self.table[answer as usize][head as usize][connection_index(connection)].bytes()
+        self.fixed_bytes(FixedId::new(answer, head, connection))
+    }
+
+    /// The bytes of the fixed answer `id`.
+    #[inline]
+    pub fn fixed_bytes(&self, id: FixedId) -> &[u8] {
+        let c = connection_index(id.connection);
+        self.table[id.answer as usize][usize::from(id.head)][c].bytes()
     }
 
     /// Appends a 200 `text/plain` answer whose body `fill` writes (into a reused buffer), or
@@ -209,6 +267,29 @@ mod tests {
                     assert_eq!(get("content-type").is_some(), !body.is_empty());
                 }
             }
+        }
+    }
+
+    #[test]
+    fn host_memo_judges_as_the_contract_does() {
+        let mut r = Responder::new(b"t");
+        // The memo starts empty, which needs the empty value to be valid.
+        assert!(contract::host::valid(b""));
+        let long = [b'a'; HOST_MEMO + 1];
+        for v in [
+            &b""[..],
+            b"127.0.0.1:8080",
+            b"127.0.0.1:8080",
+            b"a b",
+            b"127.0.0.1:8080",
+            b"[::1]:80",
+            b"h:x",
+            &long,
+            &long,
+            b"x%zz",
+            b"[::1]:80",
+        ] {
+            assert_eq!(r.valid_host(v), contract::host::valid(v), "{v:?}");
         }
     }
 

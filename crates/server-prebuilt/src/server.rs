@@ -9,11 +9,13 @@
 //!
 //! A turn (`Worker::turn`): read what the socket has into the thread's buffer (a short read
 //! tells tokio the socket is drained, so no second `read` returns `EAGAIN`), feed it to the
-//! [`Conn`], write every answer with one `write`.
+//! [`Conn`] into an [`Out`], write every answer with one `write` (one answer: its prebuilt
+//! bytes as they are) or one `writev` (several: the prebuilt answers taken from the table, not
+//! copied together first).
 
 use std::cell::{Cell, RefCell};
 use std::future::poll_fn;
-use std::io;
+use std::io::{self, IoSlice};
 use std::net::IpAddr;
 use std::pin::Pin;
 use std::rc::Rc;
@@ -24,18 +26,24 @@ use std::time::Duration;
 use contract::body::{HEAD_TIMEOUT, SHUTDOWN_GRACE};
 use serve::config::Config;
 use serve::signal::Shutdown;
-use tokio::io::{AsyncRead, AsyncWriteExt, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWriteExt, Interest, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::LocalSet;
 use tokio::time::Instant;
 
 use crate::conn::{Action, Conn};
+use crate::out::Out;
 use crate::responses::Responder;
+use crate::sys;
 
 /// Size of each thread's read buffer.
 const READ_BUF: usize = 32 * 1024;
-/// Initial size of each thread's output buffer (it grows for deep pipelines and stays).
+/// Initial size of each thread's output buffers (they grow for deep pipelines and stay).
 const OUT_BUF: usize = 64 * 1024;
+/// Initial room for fixed answers in one turn's output.
+const OUT_FIXED: usize = 256;
+/// Segments of one vectored write; a turn with more is copied into one buffer instead.
+const IOV: usize = 32;
 /// How long a lingering close discards input, and how much at most.
 const LINGER_TIME: Duration = Duration::from_secs(2);
 const LINGER_BYTES: usize = 4 * 1024 * 1024;
@@ -54,7 +62,10 @@ struct Worker {
 struct Shared {
     responder: Responder,
     input: Box<[u8]>,
-    out: Vec<u8>,
+    out: Out,
+    /// A plain output buffer: a turn's answers copied together when they are too many
+    /// segments for one vectored write, and a 408.
+    flat: Vec<u8>,
 }
 
 /// The result of one turn.
@@ -71,7 +82,9 @@ impl Worker {
             shared: RefCell::new(Shared {
                 responder: Responder::new(token),
                 input: vec![0; READ_BUF].into_boxed_slice(),
-                out: Vec::with_capacity(OUT_BUF),
+                out: Out::with_capacity(OUT_BUF, OUT_FIXED),
+                // Grown when first needed (a deep pipeline, a 408), then kept.
+                flat: Vec::new(),
             }),
             busy: Cell::new(0),
             draining: Cell::new(false),
@@ -80,6 +93,7 @@ impl Worker {
 
     /// Reads once, feeds the bytes to `conn` and writes the answers; whatever the socket does
     /// not take now goes to `pending`.
+    #[inline]
     fn turn(
         &self,
         cx: &mut Context<'_>,
@@ -88,26 +102,40 @@ impl Worker {
         pending: &mut Vec<u8>,
     ) -> Poll<Turn> {
         let mut shared = self.shared.borrow_mut();
+        let shared = &mut *shared;
+        match ready!(poll_recv(stream, cx, &mut shared.input)) {
+            Ok(n) if n > 0 => Poll::Ready(self.fed(shared, n, stream, conn, pending)),
+            _ => Poll::Ready(Turn::Gone),
+        }
+    }
+
+    /// The rest of a turn once `n` bytes have been read into `shared.input` (apart, so that
+    /// the turn that only finds the socket drained stays short).
+    #[inline(never)]
+    fn fed(
+        &self,
+        shared: &mut Shared,
+        n: usize,
+        stream: &TcpStream,
+        conn: &mut Conn,
+        pending: &mut Vec<u8>,
+    ) -> Turn {
         let Shared {
             responder,
             input,
             out,
-        } = &mut *shared;
-        let mut buf = ReadBuf::new(input);
-        match ready!(Pin::new(&mut *stream).poll_read(cx, &mut buf)) {
-            Ok(()) if !buf.filled().is_empty() => {}
-            _ => return Poll::Ready(Turn::Gone),
-        }
+            flat,
+        } = shared;
         responder.refresh();
         if self.draining.get() {
             conn.drain();
         }
         out.clear();
-        let action = conn.feed(responder, buf.filled(), out);
-        if !out.is_empty() && !write_now(stream, out, pending) {
-            return Poll::Ready(Turn::Gone);
+        let action = conn.feed(responder, &input[..n], out);
+        if !out.is_empty() && !write_out(stream, responder, out, flat, pending) {
+            return Turn::Gone;
         }
-        Poll::Ready(Turn::Fed(action))
+        Turn::Fed(action)
     }
 
     /// Reads and discards input (a lingering close): the byte count, 0 at end of input.
@@ -124,11 +152,51 @@ impl Worker {
     #[cold]
     fn expire(&self, stream: &TcpStream, conn: &mut Conn) {
         let mut shared = self.shared.borrow_mut();
-        let Shared { responder, out, .. } = &mut *shared;
+        let Shared {
+            responder, flat, ..
+        } = &mut *shared;
         responder.refresh();
-        out.clear();
-        conn.expire(responder, out);
-        let _ = stream.try_write(out);
+        flat.clear();
+        conn.expire(responder, flat);
+        let _ = stream.try_write(flat);
+    }
+}
+
+/// Writes a turn's answers now, from where they are: one segment (one answer) as it is, up to
+/// [`IOV`] segments with one vectored write, more copied into `flat` first. What the socket
+/// does not take is appended to `pending`. `false` when the socket failed.
+#[inline]
+fn write_out(
+    stream: &TcpStream,
+    r: &Responder,
+    out: &Out,
+    flat: &mut Vec<u8>,
+    pending: &mut Vec<u8>,
+) -> bool {
+    if let Some(bytes) = out.single(r) {
+        return write_now(stream, bytes, pending);
+    }
+    if !pending.is_empty() {
+        out.copy_after(r, 0, pending);
+        return true;
+    }
+    let mut iov = [IoSlice::new(&[]); IOV];
+    let Some((n, total)) = out.slices(r, &mut iov) else {
+        flat.clear();
+        out.copy_after(r, 0, flat);
+        return write_now(stream, flat, pending);
+    };
+    match stream.try_io(Interest::WRITABLE, || sys::writev(stream, &iov[..n])) {
+        Ok(written) if written == total => true,
+        Ok(written) => {
+            out.copy_after(r, written, pending);
+            true
+        }
+        Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+            out.copy_after(r, 0, pending);
+            true
+        }
+        Err(_) => false,
     }
 }
 
@@ -140,7 +208,7 @@ fn write_now(stream: &TcpStream, out: &[u8], pending: &mut Vec<u8>) -> bool {
         pending.extend_from_slice(out);
         return true;
     }
-    match stream.try_write(out) {
+    match stream.try_io(Interest::WRITABLE, || sys::send(stream, out)) {
         Ok(n) if n == out.len() => true,
         Ok(n) => {
             pending.extend_from_slice(&out[n..]);
@@ -151,6 +219,34 @@ fn write_now(stream: &TcpStream, out: &[u8], pending: &mut Vec<u8>) -> bool {
             true
         }
         Err(_) => false,
+    }
+}
+
+/// Reads what the socket has into `buf` (`Ok(0)`: end of input), waiting for it to be
+/// readable. A short read means the socket is drained, and tokio is told so (the read
+/// reports `WouldBlock` to `try_io`, which then clears the readiness it saw before the read,
+/// as tokio's own `poll_read` does), so that the next turn waits instead of reading again
+/// only to get `EAGAIN`.
+#[inline]
+fn poll_recv(stream: &TcpStream, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
+    loop {
+        ready!(stream.poll_read_ready(cx))?;
+        let mut drained = 0;
+        let read = stream.try_io(Interest::READABLE, || {
+            let n = sys::recv(stream, buf)?;
+            if 0 < n && n < buf.len() {
+                drained = n;
+                return Err(io::ErrorKind::WouldBlock.into());
+            }
+            Ok(n)
+        });
+        match read {
+            // The `WouldBlock` of a short read.
+            _ if drained > 0 => return Poll::Ready(Ok(drained)),
+            // Readiness without data (it is cleared now): wait again.
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+            read => return Poll::Ready(read),
+        }
     }
 }
 
@@ -196,7 +292,18 @@ async fn connection(mut stream: TcpStream, peer: IpAddr, worker: Rc<Worker>) {
     // When the current partial head began, and how many heads were complete then.
     let mut head_since: Option<(Instant, u64)> = None;
     loop {
-        let turn = poll_fn(|cx| worker.turn(cx, &mut stream, &mut conn, &mut pending));
+        // Between requests (no partial head, nothing mid-request), a batch answered in full
+        // leaves everything as it was: wait for the next one within the same poll.
+        let between = head_since.is_none() && !busy.on;
+        let turn = poll_fn(|cx| {
+            loop {
+                let turn = ready!(worker.turn(cx, &mut stream, &mut conn, &mut pending));
+                let idle = matches!(turn, Turn::Fed(Action::Idle));
+                if !(between && idle && pending.is_empty() && !worker.draining.get()) {
+                    return Poll::Ready(turn);
+                }
+            }
+        });
         let turn = match head_since {
             None => turn.await,
             Some((since, _)) => match tokio::time::timeout_at(since + HEAD_TIMEOUT, turn).await {
@@ -289,15 +396,17 @@ async fn accept_loop(listener: TcpListener, worker: &Rc<Worker>, shutdown: &mut 
 pub async fn serve(listener: TcpListener, config: Arc<Config>, mut shutdown: Shutdown) {
     let worker = Rc::new(Worker::new(config.auth_token.as_bytes()));
     let local = LocalSet::new();
-    local
-        .run_until(async {
-            accept_loop(listener, &worker, &mut shutdown).await;
-            worker.draining.set(true);
-            // Leave a margin inside the grace period for the runtime to wind down.
-            let deadline = Instant::now() + SHUTDOWN_GRACE - Duration::from_millis(500);
-            while worker.busy.get() > 0 && Instant::now() < deadline {
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
-        })
-        .await;
+    // The accept loop is a task of its own: `run_until` polls its future each time any task
+    // of the set is woken, and a join handle is cheaper to poll than the accept loop (the
+    // listener's readiness and the shutdown signal) on every batch of requests.
+    let main = local.spawn_local(async move {
+        accept_loop(listener, &worker, &mut shutdown).await;
+        worker.draining.set(true);
+        // Leave a margin inside the grace period for the runtime to wind down.
+        let deadline = Instant::now() + SHUTDOWN_GRACE - Duration::from_millis(500);
+        while worker.busy.get() > 0 && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    });
+    let _ = local.run_until(main).await;
 }

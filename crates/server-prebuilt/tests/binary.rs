@@ -47,6 +47,32 @@ fn serves_pipelined_requests_in_order() {
     assert_eq!(read_answers(&mut s, 1, &[])[0].body, b"Hello, World");
 }
 
+/// A pipeline deeper than one vectored write takes (the answers are copied together) and
+/// larger than the socket takes at once (the rest is queued and flushed), in order.
+#[test]
+fn serves_a_deep_pipeline_in_order() {
+    let server = Server::start(&[]);
+    let mut s = server.connect();
+    let mut burst = Vec::new();
+    for i in 0..300 {
+        burst.extend_from_slice(if i % 3 == 2 {
+            &b"GET /my/ip HTTP/1.1\r\nHost: x\r\n\r\n"[..]
+        } else {
+            b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+        });
+    }
+    s.write_all(&burst).unwrap();
+    let a = read_answers(&mut s, 300, &[]);
+    for (i, a) in a.iter().enumerate() {
+        assert_eq!(a.code, 200, "{i}");
+        if i % 3 == 2 {
+            assert_eq!(a.body, b"127.0.0.1", "{i}");
+        } else {
+            assert_eq!(a.body, vec![b'.'; 1024], "{i}");
+        }
+    }
+}
+
 #[test]
 fn bad_input_is_answered_and_closed() {
     let server = Server::start(&[]);

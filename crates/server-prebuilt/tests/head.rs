@@ -212,3 +212,36 @@ proptest! {
         agree(&bytes)?;
     }
 }
+
+/// The scans that look at eight bytes at a time: one odd byte at every offset of a long
+/// target and of a long value, each side of a word boundary, and the fast path still agrees
+/// with httparse (and still takes the plain ones).
+#[test]
+fn odd_bytes_at_every_offset_of_a_word() {
+    for at in 0..20 {
+        for odd in [
+            0x00, 0x09, 0x1f, b' ', b'\r', b'\n', 0x7e, 0x7f, 0x80, 0xa0, 0xff,
+        ] {
+            let mut target = b"/abcdefghijklmnopqrstu".to_vec();
+            target[1 + at] = odd;
+            let mut head = b"GET ".to_vec();
+            head.extend_from_slice(&target);
+            head.extend_from_slice(b" HTTP/1.1\r\nHost: a\r\n\r\n");
+            agree(&head).unwrap();
+            assert_eq!(
+                fast(&head).is_some(),
+                (0x21..=0x7e).contains(&odd),
+                "{head:?}"
+            );
+
+            let mut value = b"abcdefghijklmnopqrstu".to_vec();
+            value[at] = odd;
+            let mut head = b"GET / HTTP/1.1\r\nHost: a\r\nX-Long: ".to_vec();
+            head.extend_from_slice(&value);
+            head.extend_from_slice(b"\r\n\r\n");
+            agree(&head).unwrap();
+            let plain = odd == b'\t' || odd == b' ' || (0x21..=0x7e).contains(&odd) || odd >= 0x80;
+            assert_eq!(fast(&head).is_some(), plain, "{head:?}");
+        }
+    }
+}
