@@ -19,11 +19,23 @@ pub const TIMER_TASKS: usize = 200;
 /// The wrapping sum of `0..10_000_000`, computed on the calling thread.
 ///
 /// `black_box` keeps the optimiser from folding the loop into a constant, so the call
-/// costs the CPU time the experiment is about.
+/// costs the CPU time the experiment is about. Eight additions per turn of the loop, and
+/// never inlined, so that every variant runs the same machine code at the same speed: with one
+/// addition per turn the loop was 19 bytes, and where the linker happened to put it across a
+/// 64-byte line it ran at half speed (2.8 ms per call in server-hyper against 5.6 ms in
+/// server-axum in E4 on 2026-12-01, then the other way round once it was not inlined).
+#[inline(never)]
 pub fn sync_sum() -> u64 {
+    const UNROLL: u64 = 8;
+    let end = black_box(SYNC_ITERATIONS);
     let mut sum = 0u64;
     let mut i = 0u64;
-    let end = black_box(SYNC_ITERATIONS);
+    while end - i >= UNROLL {
+        for k in 0..UNROLL {
+            sum = sum.wrapping_add(black_box(i + k));
+        }
+        i += UNROLL;
+    }
     while i < end {
         sum = sum.wrapping_add(black_box(i));
         i += 1;
