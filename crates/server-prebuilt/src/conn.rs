@@ -359,23 +359,24 @@ impl Conn {
         buf: &[u8],
         out: &mut impl Sink,
     ) -> Parsed {
+        // The fast path's fields and httparse's apart (uninitialised, so they cost nothing):
+        // the fast path's result borrows its array, and `request` is called from one place.
+        let mut fast = [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; FAST_FIELDS];
         let mut fields = [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; N];
-        if let Some((n, req)) = head::parse(buf, &mut fields) {
-            self.request(r, &req, out);
-            return Parsed::Complete(n);
-        }
-        let mut req = httparse::Request::new(&mut []);
-        match req.parse_with_uninit_headers(buf, &mut fields) {
-            Ok(httparse::Status::Complete(n)) => {
-                self.request(r, &req, out);
-                Parsed::Complete(n)
-            }
-            Ok(httparse::Status::Partial) => Parsed::Partial,
-            Err(httparse::Error::TooManyHeaders) if N < ALL_FIELDS => {
-                self.parse_head_large(r, buf, out)
-            }
-            Err(e) => Parsed::Error(e),
-        }
+        let mut slow = httparse::Request::new(&mut []);
+        let (n, req) = match head::parse(buf, &mut fast) {
+            Some((n, req)) => (n, req),
+            None => match slow.parse_with_uninit_headers(buf, &mut fields) {
+                Ok(httparse::Status::Complete(n)) => (n, slow),
+                Ok(httparse::Status::Partial) => return Parsed::Partial,
+                Err(httparse::Error::TooManyHeaders) if N < ALL_FIELDS => {
+                    return self.parse_head_large(r, buf, out);
+                }
+                Err(e) => return Parsed::Error(e),
+            },
+        };
+        self.request(r, &req, out);
+        Parsed::Complete(n)
     }
 
     /// A head with more than [`FAST_FIELDS`] fields: parsed again with room for all.
@@ -399,6 +400,7 @@ impl Conn {
 
     /// Checks the framing fields of a complete head, answers it (or holds the answer until a
     /// chunked body ends) and sets the state for what follows.
+    #[inline(always)]
     fn request(&mut self, r: &mut Responder, req: &httparse::Request<'_, '_>, out: &mut impl Sink) {
         self.heads += 1;
         let f = match scan(req.headers) {
@@ -469,7 +471,7 @@ impl Conn {
     }
 
     /// Appends the answer to a well-framed request.
-    #[inline]
+    #[inline(always)]
     fn answer(
         &self,
         r: &mut Responder,
@@ -690,7 +692,7 @@ fn named(name: &[u8], lower: &[u8]) -> bool {
 }
 
 /// Reads the framing and connection fields of a head.
-#[inline]
+#[inline(always)]
 fn scan<'a>(headers: &[httparse::Header<'a>]) -> Result<Fields<'a>, Status> {
     let mut f = Fields::default();
     for h in headers {
