@@ -135,6 +135,9 @@ struct Fields<'a> {
     close: bool,
     keep_alive: bool,
     expect_continue: bool,
+    /// Whether any of the fields above was present (`content-length`, `transfer-encoding`,
+    /// `connection`, `expect`).
+    framing: bool,
     /// How many `host` field lines, and the value of the first.
     hosts: u32,
     host: &'a [u8],
@@ -411,6 +414,17 @@ impl Conn {
             }
         };
         let version = req.version.unwrap_or(1);
+        // The common head, HTTP/1.1 with one `host` and no framing or connection field, takes
+        // the short way to the same answer as below: a valid host, no body, kept open.
+        if !f.framing && version == 1 && f.hosts == 1 && !self.draining {
+            if !r.valid_host(f.host) {
+                self.fail(r, Status::BadRequest, out);
+                return;
+            }
+            self.answer(r, req, Connection::Absent, out);
+            self.state = State::Head;
+            return;
+        }
         // Both lengths; chunked not the final coding; any transfer coding on HTTP/1.0, whose
         // framing RFC 9112 §6.1 calls faulty; the Host rule of §3.2: 400 and the close.
         let bad_framing = (f.content_length.is_some() && f.te != Te::None)
@@ -699,6 +713,7 @@ fn scan<'a>(headers: &[httparse::Header<'a>]) -> Result<Fields<'a>, Status> {
         let name = h.name.as_bytes();
         match name.len() {
             10 if named(name, b"connection") => {
+                f.framing = true;
                 for token in h.value.split(|&b| b == b',') {
                     let token = trim(token);
                     if token.eq_ignore_ascii_case(b"close") {
@@ -709,6 +724,7 @@ fn scan<'a>(headers: &[httparse::Header<'a>]) -> Result<Fields<'a>, Status> {
                 }
             }
             14 if named(name, b"content-length") => {
+                f.framing = true;
                 let n = match parse_length(h.value) {
                     Ok(n) => n,
                     Err(true) => return Err(Status::PayloadTooLarge),
@@ -720,6 +736,7 @@ fn scan<'a>(headers: &[httparse::Header<'a>]) -> Result<Fields<'a>, Status> {
                 f.content_length = Some(n);
             }
             17 if named(name, b"transfer-encoding") => {
+                f.framing = true;
                 for coding in h.value.split(|&b| b == b',') {
                     f.te = f.te.then(trim(coding));
                 }
@@ -731,6 +748,7 @@ fn scan<'a>(headers: &[httparse::Header<'a>]) -> Result<Fields<'a>, Status> {
                 f.hosts = f.hosts.saturating_add(1);
             }
             6 if named(name, b"expect") => {
+                f.framing = true;
                 f.expect_continue = trim(h.value).eq_ignore_ascii_case(b"100-continue");
             }
             _ => {}

@@ -222,6 +222,10 @@ pub fn parse<'h, 'b>(
             return None;
         }
         i = name_end + 1;
+        // Leading whitespace: most often one space, looked at alone before the loop.
+        if buf.get(i) == Some(&b' ') {
+            i += 1;
+        }
         while matches!(buf.get(i), Some(b' ' | b'\t')) {
             i += 1;
         }
