@@ -106,7 +106,22 @@ impl Ticker {
     }
 
     /// The new date value if the second has moved on since the last call.
+    ///
+    /// Inlined into the caller's hot path: one relaxed load and a compare. The clock was
+    /// started by [`Ticker::new`]; a published 0 (no clock thread) takes the slow path.
+    #[inline]
     pub fn poll(&mut self) -> Option<HttpDate> {
+        let secs = NOW_SECS.load(Ordering::Relaxed);
+        if secs == self.second && secs != 0 {
+            return None;
+        }
+        self.changed()
+    }
+
+    /// [`Ticker::poll`] once the published second differs (or there is no clock thread).
+    #[cold]
+    #[inline(never)]
+    fn changed(&mut self) -> Option<HttpDate> {
         let secs = current_second();
         if secs == self.second {
             return None;

@@ -165,8 +165,12 @@ pub enum Route {
 ///
 /// An absolute-form target (`http://host:port/path?q`) yields its path; one without a
 /// path (`http://host`) yields `/`. Any other form is returned as written.
+#[inline]
 pub fn split_target(target: &[u8]) -> (&[u8], Option<&[u8]>) {
-    let origin = absolute_path(target).unwrap_or(target);
+    let origin = match target.first() {
+        Some(b'/') => target,
+        _ => absolute_path(target).unwrap_or(target),
+    };
     match origin.iter().position(|&b| b == b'?') {
         Some(i) => (&origin[..i], Some(&origin[i + 1..])),
         None => (origin, None),
@@ -174,6 +178,7 @@ pub fn split_target(target: &[u8]) -> (&[u8], Option<&[u8]>) {
 }
 
 /// The path-and-query part of an absolute-form target, or `None` when `target` is not one.
+#[inline(never)]
 fn absolute_path(target: &[u8]) -> Option<&[u8]> {
     if target.first() == Some(&b'/') {
         return None;
@@ -196,6 +201,7 @@ fn absolute_path(target: &[u8]) -> Option<&[u8]> {
 }
 
 /// Routes a request by its method token and its request target.
+#[inline]
 pub fn route(method: &[u8], target: &[u8], scenarios: bool) -> Route {
     let (path, _) = split_target(target);
     match Endpoint::from_path(path, scenarios) {

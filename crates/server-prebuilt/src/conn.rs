@@ -135,6 +135,9 @@ struct Fields<'a> {
     close: bool,
     keep_alive: bool,
     expect_continue: bool,
+    /// Whether any of the fields above was present (`content-length`, `transfer-encoding`,
+    /// `connection`, `expect`).
+    framing: bool,
     /// How many `host` field lines, and the value of the first.
     hosts: u32,
     host: &'a [u8],
@@ -359,23 +362,24 @@ impl Conn {
         buf: &[u8],
         out: &mut impl Sink,
     ) -> Parsed {
+        // The fast path's fields and httparse's apart (uninitialised, so they cost nothing):
+        // the fast path's result borrows its array, and `request` is called from one place.
+        let mut fast = [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; FAST_FIELDS];
         let mut fields = [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; N];
-        if let Some((n, req)) = head::parse(buf, &mut fields) {
-            self.request(r, &req, out);
-            return Parsed::Complete(n);
-        }
-        let mut req = httparse::Request::new(&mut []);
-        match req.parse_with_uninit_headers(buf, &mut fields) {
-            Ok(httparse::Status::Complete(n)) => {
-                self.request(r, &req, out);
-                Parsed::Complete(n)
-            }
-            Ok(httparse::Status::Partial) => Parsed::Partial,
-            Err(httparse::Error::TooManyHeaders) if N < ALL_FIELDS => {
-                self.parse_head_large(r, buf, out)
-            }
-            Err(e) => Parsed::Error(e),
-        }
+        let mut slow = httparse::Request::new(&mut []);
+        let (n, req) = match head::parse(buf, &mut fast) {
+            Some((n, req)) => (n, req),
+            None => match slow.parse_with_uninit_headers(buf, &mut fields) {
+                Ok(httparse::Status::Complete(n)) => (n, slow),
+                Ok(httparse::Status::Partial) => return Parsed::Partial,
+                Err(httparse::Error::TooManyHeaders) if N < ALL_FIELDS => {
+                    return self.parse_head_large(r, buf, out);
+                }
+                Err(e) => return Parsed::Error(e),
+            },
+        };
+        self.request(r, &req, out);
+        Parsed::Complete(n)
     }
 
     /// A head with more than [`FAST_FIELDS`] fields: parsed again with room for all.
@@ -399,6 +403,7 @@ impl Conn {
 
     /// Checks the framing fields of a complete head, answers it (or holds the answer until a
     /// chunked body ends) and sets the state for what follows.
+    #[inline(always)]
     fn request(&mut self, r: &mut Responder, req: &httparse::Request<'_, '_>, out: &mut impl Sink) {
         self.heads += 1;
         let f = match scan(req.headers) {
@@ -409,6 +414,17 @@ impl Conn {
             }
         };
         let version = req.version.unwrap_or(1);
+        // The common head, HTTP/1.1 with one `host` and no framing or connection field, takes
+        // the short way to the same answer as below: a valid host, no body, kept open.
+        if !f.framing && version == 1 && f.hosts == 1 && !self.draining {
+            if !r.valid_host(f.host) {
+                self.fail(r, Status::BadRequest, out);
+                return;
+            }
+            self.answer(r, req, Connection::Absent, out);
+            self.state = State::Head;
+            return;
+        }
         // Both lengths; chunked not the final coding; any transfer coding on HTTP/1.0, whose
         // framing RFC 9112 §6.1 calls faulty; the Host rule of §3.2: 400 and the close.
         let bad_framing = (f.content_length.is_some() && f.te != Te::None)
@@ -469,7 +485,7 @@ impl Conn {
     }
 
     /// Appends the answer to a well-framed request.
-    #[inline]
+    #[inline(always)]
     fn answer(
         &self,
         r: &mut Responder,
@@ -690,13 +706,14 @@ fn named(name: &[u8], lower: &[u8]) -> bool {
 }
 
 /// Reads the framing and connection fields of a head.
-#[inline]
+#[inline(always)]
 fn scan<'a>(headers: &[httparse::Header<'a>]) -> Result<Fields<'a>, Status> {
     let mut f = Fields::default();
     for h in headers {
         let name = h.name.as_bytes();
         match name.len() {
             10 if named(name, b"connection") => {
+                f.framing = true;
                 for token in h.value.split(|&b| b == b',') {
                     let token = trim(token);
                     if token.eq_ignore_ascii_case(b"close") {
@@ -707,6 +724,7 @@ fn scan<'a>(headers: &[httparse::Header<'a>]) -> Result<Fields<'a>, Status> {
                 }
             }
             14 if named(name, b"content-length") => {
+                f.framing = true;
                 let n = match parse_length(h.value) {
                     Ok(n) => n,
                     Err(true) => return Err(Status::PayloadTooLarge),
@@ -718,6 +736,7 @@ fn scan<'a>(headers: &[httparse::Header<'a>]) -> Result<Fields<'a>, Status> {
                 f.content_length = Some(n);
             }
             17 if named(name, b"transfer-encoding") => {
+                f.framing = true;
                 for coding in h.value.split(|&b| b == b',') {
                     f.te = f.te.then(trim(coding));
                 }
@@ -729,6 +748,7 @@ fn scan<'a>(headers: &[httparse::Header<'a>]) -> Result<Fields<'a>, Status> {
                 f.hosts = f.hosts.saturating_add(1);
             }
             6 if named(name, b"expect") => {
+                f.framing = true;
                 f.expect_continue = trim(h.value).eq_ignore_ascii_case(b"100-continue");
             }
             _ => {}

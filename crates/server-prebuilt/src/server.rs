@@ -92,7 +92,7 @@ impl Worker {
     }
 
     /// Reads once, feeds the bytes to `conn` and writes the answers; whatever the socket does
-    /// not take now goes to `pending`.
+    /// not take now goes to `pending`. `full`: see [`poll_recv`].
     #[inline]
     fn turn(
         &self,
@@ -100,10 +100,11 @@ impl Worker {
         stream: &mut TcpStream,
         conn: &mut Conn,
         pending: &mut Vec<u8>,
+        full: &mut bool,
     ) -> Poll<Turn> {
         let mut shared = self.shared.borrow_mut();
         let shared = &mut *shared;
-        match ready!(poll_recv(stream, cx, &mut shared.input)) {
+        match ready!(poll_recv(stream, cx, &mut shared.input, full)) {
             Ok(n) if n > 0 => Poll::Ready(self.fed(shared, n, stream, conn, pending)),
             _ => Poll::Ready(Turn::Gone),
         }
@@ -227,12 +228,28 @@ fn write_now(stream: &TcpStream, out: &[u8], pending: &mut Vec<u8>) -> bool {
 /// reports `WouldBlock` to `try_io`, which then clears the readiness it saw before the read,
 /// as tokio's own `poll_read` does), so that the next turn waits instead of reading again
 /// only to get `EAGAIN`.
+///
+/// `full` is this connection's: whether its last read filled `buf` (more may be waiting, and
+/// the readiness is still set). Only then is the readiness polled before reading, as tokio's
+/// `poll_read` does, so that the task's cooperative budget bounds a client that keeps the
+/// socket full. After a short read the readiness is clear and only the runtime can set it
+/// again (between polls), so the read is tried first: on a wake-up it finds the readiness
+/// the wake set and needs no poll; otherwise `try_io` refuses at once, and the readiness poll
+/// that follows registers the waker.
 #[inline]
-fn poll_recv(stream: &TcpStream, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
-    loop {
+fn poll_recv(
+    stream: &TcpStream,
+    cx: &mut Context<'_>,
+    buf: &mut [u8],
+    full: &mut bool,
+) -> Poll<io::Result<usize>> {
+    if *full {
         ready!(stream.poll_read_ready(cx))?;
-        let mut drained = 0;
+    }
+    loop {
+        let (mut tried, mut drained) = (false, 0);
         let read = stream.try_io(Interest::READABLE, || {
+            tried = true;
             let n = sys::recv(stream, buf)?;
             if 0 < n && n < buf.len() {
                 drained = n;
@@ -242,10 +259,19 @@ fn poll_recv(stream: &TcpStream, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<i
         });
         match read {
             // The `WouldBlock` of a short read.
-            _ if drained > 0 => return Poll::Ready(Ok(drained)),
-            // Readiness without data (it is cleared now): wait again.
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
-            read => return Poll::Ready(read),
+            _ if drained > 0 => {
+                *full = false;
+                return Poll::Ready(Ok(drained));
+            }
+            // Not readable (`try_io` refused without reading), or readiness without data (it
+            // is cleared now): wait.
+            Err(e) if !tried || e.kind() == io::ErrorKind::WouldBlock => {
+                ready!(stream.poll_read_ready(cx))?;
+            }
+            read => {
+                *full = matches!(read, Ok(n) if n > 0);
+                return Poll::Ready(read);
+            }
         }
     }
 }
@@ -291,13 +317,15 @@ async fn connection(mut stream: TcpStream, peer: IpAddr, worker: Rc<Worker>) {
     };
     // When the current partial head began, and how many heads were complete then.
     let mut head_since: Option<(Instant, u64)> = None;
+    // Whether the last read filled the read buffer (`poll_recv`).
+    let mut full = false;
     loop {
         // Between requests (no partial head, nothing mid-request), a batch answered in full
         // leaves everything as it was: wait for the next one within the same poll.
         let between = head_since.is_none() && !busy.on;
         let turn = poll_fn(|cx| {
             loop {
-                let turn = ready!(worker.turn(cx, &mut stream, &mut conn, &mut pending));
+                let turn = ready!(worker.turn(cx, &mut stream, &mut conn, &mut pending, &mut full));
                 let idle = matches!(turn, Turn::Fed(Action::Idle));
                 if !(between && idle && pending.is_empty() && !worker.draining.get()) {
                     return Poll::Ready(turn);
