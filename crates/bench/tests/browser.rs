@@ -301,13 +301,20 @@ fn docs() -> Vec<Doc> {
 
 /// The charts a run should have: four per endpoint, or four in all for scenarios (several
 /// endpoints of one step each, as E4's).
-fn charts_of(r: &Results) -> usize {
+/// The chart groups of `r` (each with a requests/s, CPU, RSS and latency chart), and whether
+/// it has E4's probe (whose group has only a requests/s and a latency chart).
+fn charts_of(r: &Results) -> (usize, bool) {
     let mut steps: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for st in r.servers.iter().flat_map(|s| &s.steps) {
         steps.entry(&st.endpoint).or_default().insert(&st.step);
     }
     let scenarios = steps.len() > 1 && steps.values().all(|s| s.len() == 1);
-    4 * if scenarios { 1 } else { steps.len() }
+    let probe = r
+        .servers
+        .iter()
+        .flat_map(|s| &s.steps)
+        .any(|st| st.median.as_ref().is_some_and(|m| m.probe.is_some()));
+    (if scenarios { 1 } else { steps.len() }, probe)
 }
 
 #[test]
@@ -342,7 +349,13 @@ fn the_page_renders_offline_and_sorts() {
     b.open(&s, &url);
 
     // Every chart there, drawn, with marks.
-    let want: usize = docs.iter().map(|d| charts_of(&d.results)).sum();
+    let (groups, probes) = docs
+        .iter()
+        .map(|d| charts_of(&d.results))
+        .fold((0, 0), |(g, p), (groups, probe)| {
+            (g + groups, p + usize::from(probe))
+        });
+    let want = 4 * groups + 2 * probes;
     let charts = b.eval(
         &s,
         "Array.from(document.querySelectorAll('svg.chart')).map(c => { const r = c.getBoundingClientRect(); const marks = Array.from(c.querySelectorAll('.bar, .mark')).filter(m => m.getBoundingClientRect().width > 0).length; return [c.dataset.chart, r.width, r.height, marks]; })",
@@ -356,10 +369,15 @@ fn the_page_renders_offline_and_sorts() {
         );
         assert!(c[3].as_u64().unwrap() > 0, "a chart with no marks: {c}");
     }
-    for kind in ["rps", "cpu", "rss", "latency"] {
+    for (kind, count) in [
+        ("rps", groups + probes),
+        ("cpu", groups),
+        ("rss", groups),
+        ("latency", groups + probes),
+    ] {
         assert_eq!(
             charts.iter().filter(|c| c[0] == kind).count(),
-            want / 4,
+            count,
             "{kind}"
         );
     }
