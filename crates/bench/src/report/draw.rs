@@ -472,10 +472,10 @@ impl Scale {
             }
             let decades = (hi / lo).log10().round() as i32;
             let per_decade = width / decades as f64;
-            // Label 1-2-5 within a decade when there is room, else every decade (or every
-            // other one on a narrow panel).
+            // Label 1-2-5 within a decade when there is room, else every decade, or on a
+            // narrow panel every second or third one: labels at least 56 px apart.
             let mut ticks = Vec::new();
-            let every = if per_decade < 56.0 { 2 } else { 1 };
+            let every = (56.0 / per_decade).ceil().max(1.0) as i32;
             for d in 0..=decades {
                 let base = lo * 10f64.powi(d);
                 let label = (d % every == 0).then(|| us_label(base));
