@@ -141,6 +141,13 @@ fn probe_tables(out: &mut String, r: &Results) {
                 match (st.valid, probe) {
                     (false, _) => row.extend(std::iter::repeat_n("invalid".to_string(), 4)),
                     (true, None) => row.extend(std::iter::repeat_n("n/a".to_string(), 4)),
+                    // No answer in the whole window, and no error: still pending when it stopped.
+                    (true, Some(p)) if p.requests == 0 => row.extend([
+                        rps(p),
+                        format!("none answered in {:.0} s", p.duration_s),
+                        "—".to_string(),
+                        errors_cell(p),
+                    ]),
                     (true, Some(p)) => row.extend([
                         rps(p),
                         p.latency_us.p50.map_or("n/a".into(), ms),
@@ -776,6 +783,8 @@ mod tests {
     /// A probe's run: `rps` requests/s, p50 and p99 in µs, `timeouts` errors.
     fn probe(rps: f64, p50: u64, p99: u64, timeouts: u64) -> Box<Run> {
         let mut run = Run {
+            requests: (rps * 18.0) as u64,
+            duration_s: 18.0,
             requests_per_s: rps,
             latency_us: Latency {
                 p50: Some(p50),
@@ -806,8 +815,13 @@ mod tests {
             ..Run::default()
         });
         hyper.steps.insert(0, baseline);
+        let silent = Box::new(Run {
+            requests: 0,
+            duration_s: 18.0,
+            ..Run::default()
+        });
         let probes = [
-            ("async", probe(5000.0, 180, 900, 0)),
+            ("async", silent),
             ("sync", probe(7.0, 141_600, 212_400, 2)),
             ("sync-offload", probe(202.0, 4050, 16_600, 0)),
         ];
@@ -848,6 +862,12 @@ mod tests {
         assert_eq!(
             lines[2],
             "| no load (baseline) | 9,000 | 0.10 | 0.25 | 0 | — |"
+        );
+        // A probe that got no answer in its window says so, not "n/a".
+        assert!(
+            lines[3].starts_with("| `/api/async` | 0 | none answered in 18 s | — | 0 | "),
+            "{}",
+            lines[3]
         );
         assert!(
             lines[4].starts_with("| `/api/sync` | 7 | 141.60 | 212.40 | 2 (timeout 2) | "),
