@@ -152,7 +152,7 @@ fn intro(out: &mut String, groups: &[(String, Vec<&Doc>)]) {
     let _ = write!(
         out,
         r#"<header>
-<h1>HTTP servers side by side: the five articles' experiments</h1>
+<h1>HTTP servers side by side: the five articles' experiments, TechEmpower's profile, instructions per request</h1>
 <p>{n} results file{} of <code>bench run</code>, made into this page by <code>bench report --html</code>. Each experiment mirrors a published benchmark: its own systems (the <em>peers</em>) run beside a Rust analogue of each. The articles' figures came from other machines: context, not targets.</p>
 <p class="key"><span class="sw" style="background:{}"></span>Rust variant <span class="sw" style="background:{}"></span>peer (the article's system) <span class="sw" style="background:{}"></span>reference (analogue of none) · <b>†</b> the load generator was ≥ 90 % busy, so it may have set the pace (a lighter, dashed bar) · <span class="invalid-key">✕ invalid</span> the step did not measure what it should · — the server did not run the step · n/a not measured. Tables sort by clicking a column's head.</p>
 <nav><ul>"#,

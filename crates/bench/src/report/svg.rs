@@ -34,15 +34,18 @@ pub fn svg_string(r: &Results) -> String {
         );
         y += 20.0;
     }
-    let _ = write!(
-        head,
-        r#"<text x="8" y="{y}" font-size="12">{} · {} · {}</text>"#,
-        escape(&r.tool),
-        escape(&r.started_utc),
-        escape(&r.command.join(" "))
-    );
+    // The command can be long (every server named): wrapped like the title, not cut off.
+    let subtitle = format!("{} · {} · {}", r.tool, r.started_utc, r.command.join(" "));
+    for line in wrap(&subtitle, WIDTH - 16.0, 12.0) {
+        let _ = write!(
+            head,
+            r#"<text x="8" y="{y}" font-size="12">{}</text>"#,
+            escape(&line)
+        );
+        y += 15.0;
+    }
     let mut body = String::new();
-    y += 18.0;
+    y += 3.0;
     for chart in charts(r) {
         let d = draw(&chart, WIDTH);
         let _ = write!(body, r#"<g transform="translate(0,{y})">{}</g>"#, d.body);
