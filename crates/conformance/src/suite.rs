@@ -221,6 +221,43 @@ impl Variant {
         }
     }
 
+    /// E4's remedy must not become the problem: 20 `/api/sync-offload` requests at once may not
+    /// grow the server's blocking pool past its CPUs. tokio's default (512) and actix's
+    /// (512 / workers) would spawn a thread for each, and on one server CPU they time-slice the
+    /// event loop away. Idle pool threads live on for 10 s, so every thread the burst made is
+    /// still counted (`/proc/PID/task`); besides the pool, the server (one worker) may have three:
+    /// its main thread, one worker, and a Date clock (tokio variants) or accept thread (actix).
+    pub fn assert_offload_pool_capped(&self) {
+        let server = self.start(&[]);
+        let mut conns: Vec<crate::wire::Conn> = (0..20)
+            .map(|_| {
+                crate::wire::Conn::connect(server.addr(), Duration::from_secs(15)).expect("connect")
+            })
+            .collect();
+        for c in &mut conns {
+            c.send(b"GET /api/sync-offload HTTP/1.1\r\nHost: t\r\n\r\n")
+                .expect("send");
+        }
+        for c in &mut conns {
+            let r = c.read_response(false).expect("an answer");
+            assert_eq!(
+                (r.status, r.body.as_slice()),
+                (200, contract::body::SYNC_JSON),
+                "{}",
+                self.package
+            );
+        }
+        let threads = std::fs::read_dir(format!("/proc/{}/task", server.pid()))
+            .expect("/proc/PID/task")
+            .count();
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert!(
+            threads <= 3 + cpus,
+            "{}: {threads} threads after 20 concurrent offloads on {cpus} CPUs",
+            self.package
+        );
+    }
+
     /// A bad flag, a bad address and a taken port each give exit status 2 and exactly one
     /// line on stderr.
     pub fn assert_bad_starts_exit_two(&self) {

@@ -127,6 +127,12 @@ where
 /// `worker_max_blocking_threads`.
 pub fn blocking_threads(workers: usize) -> usize {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    blocking_threads_of(cpus, workers)
+}
+
+/// [`blocking_threads`] for a server given `cpus` CPUs: `cpus / workers`, at least 1 (bench
+/// names the cap in its notes from the CPUs it pins the server to).
+pub fn blocking_threads_of(cpus: usize, workers: usize) -> usize {
     (cpus / workers.max(1)).max(1)
 }
 

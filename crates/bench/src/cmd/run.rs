@@ -515,8 +515,8 @@ impl Run<'_> {
 
 /// Which runtime flavour `server` ran E4's scenarios on, for the results' notes: `workers`
 /// is `--workers` (`None`: the server's default), `cpus` what a peer's `{cpus}` became,
-/// `server_cpus` how many CPUs the server may run on (its blocking pools are sized from them,
-/// as `serve::workers::blocking_threads` does).
+/// `server_cpus` how many CPUs the server may run on (its blocking pools are sized from them
+/// by `serve::workers::blocking_threads_of`).
 pub fn runtime_flavour(
     server: &str,
     workers: Option<usize>,
@@ -524,7 +524,7 @@ pub fn runtime_flavour(
     server_cpus: usize,
 ) -> Option<String> {
     let n = workers.unwrap_or(1);
-    let pool = (server_cpus / n.max(1)).max(1);
+    let pool = serve::workers::blocking_threads_of(server_cpus, n);
     let plural = |n: usize, one: &str, many: &str| {
         if n == 1 {
             format!("1 {one}")
