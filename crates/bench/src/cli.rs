@@ -86,6 +86,14 @@ pub struct InstructionsArgs {
     /// target/release
     #[arg(long, value_name = "DIR")]
     pub bin_dir: Option<PathBuf>,
+    /// Measure a step again, up to N times, when other work on the machine disturbed it
+    /// (a step that never ran clean is recorded marked)
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=10))]
+    pub retries: u32,
+    /// Measure even when the machine is busy before the first step (every disturbed step is
+    /// still marked); without it such a run is refused
+    #[arg(long)]
+    pub allow_busy: bool,
 }
 
 /// `bench list`.
@@ -122,6 +130,9 @@ pub struct RunArgs {
     /// The load tool: builtin, wrk, ab, oha, k6 or autocannon
     #[arg(long, value_name = "TOOL", default_value = "builtin")]
     pub tool: String,
+    /// Only these steps (by id: c100, async, …; every endpoint's step of that id)
+    #[arg(long, value_name = "ID,…", value_delimiter = ',')]
+    pub steps: Vec<String>,
     /// Repeats per step (default: the article's, 3 for E1 and E2, else 1)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: Option<u32>,
@@ -157,6 +168,14 @@ pub struct StartArgs {
     /// target/release
     #[arg(long, value_name = "DIR")]
     pub bin_dir: Option<PathBuf>,
+    /// Measure a step again, up to N times, when other work on the machine disturbed it
+    /// (a step that never ran clean is recorded marked)
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=10))]
+    pub retries: u32,
+    /// Measure even when the machine is busy before the first step (every disturbed step is
+    /// still marked); without it such a run is refused
+    #[arg(long)]
+    pub allow_busy: bool,
 }
 
 /// `bench report`.

@@ -95,7 +95,27 @@ impl Plan {
             ))
         })?;
         let tool: Tool = args.tool.parse().map_err(bad)?;
-        let steps = exp.steps(args.quick);
+        let mut steps = exp.steps(args.quick);
+        if !args.steps.is_empty() {
+            if let Some(unknown) = args
+                .steps
+                .iter()
+                .find(|id| !steps.iter().any(|s| &&s.id == id))
+            {
+                let mut ids: Vec<&str> = Vec::new();
+                for s in &steps {
+                    if !ids.contains(&s.id.as_str()) {
+                        ids.push(&s.id);
+                    }
+                }
+                return Err(bad(format!(
+                    "{} has no step {unknown:?}: its steps are {}",
+                    exp.id,
+                    ids.join(", ")
+                )));
+            }
+            steps.retain(|s| args.steps.contains(&s.id));
+        }
         let repeat = args.repeat.unwrap_or(exp.repeat);
         let loadgen = env.binary("loadgen");
         refuse_unless_applicable(tool, &steps, &loadgen, "; use --tool builtin")?;

@@ -194,9 +194,25 @@ fn spawn(args: &[&str]) -> Child {
     spawn_env(args, &[])
 }
 
+/// `bench ARGS`. The machine is shared with the other tests of this binary, so a run or a
+/// comparison measures even when it is busy (`--allow-busy`) and never measures a step twice
+/// (`--retries 0`), unless the test asks for either itself; the tests of the machine's
+/// checks run `bench` without them.
+fn bench_cmd(args: &[&str]) -> Command {
+    let mut cmd = Command::new(BENCH);
+    cmd.args(args);
+    let measures = args.first() == Some(&"run") || args.starts_with(&["tools", "compare"]);
+    let chosen = args
+        .iter()
+        .any(|a| matches!(*a, "--allow-busy" | "--retries" | "--list"));
+    if measures && !chosen {
+        cmd.args(["--allow-busy", "--retries", "0"]);
+    }
+    cmd
+}
+
 fn spawn_env(args: &[&str], env: &[(&str, &str)]) -> Child {
-    Command::new(BENCH)
-        .args(args)
+    bench_cmd(args)
         .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -696,8 +712,7 @@ fn sigint_keeps_the_finished_steps_and_stops_everything_it_started() {
 /// Runs bench with `args` (and `env`), expecting failure with exactly one stderr line that
 /// contains `want`; returns the line.
 fn fails_with(args: &[&str], env: &[(&str, &str)], want: &str) -> String {
-    let out = Command::new(BENCH)
-        .args(args)
+    let out = bench_cmd(args)
         .envs(env.iter().copied())
         .stdin(Stdio::null())
         .output()
@@ -903,8 +918,7 @@ fn a_step_that_gets_no_answer_is_invalid() {
             drop(conn);
         }
     });
-    let out = Command::new(BENCH)
-        .args(["run", "e2", "--quick", "--repeat", "1", "--target", &url])
+    let out = bench_cmd(&["run", "e2", "--quick", "--repeat", "1", "--target", &url])
         .arg("--bin-dir")
         .arg(&bins)
         .arg("--results-dir")
@@ -914,7 +928,7 @@ fn a_step_that_gets_no_answer_is_invalid() {
     let stderr = text(&out.stderr);
     assert!(!out.status.success(), "a run that measured nothing passed");
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("got no answer"), "{stderr}");
+    assert!(stderr.contains("got no good answer"), "{stderr}");
     // The results are still written.
     let r = only_results(&out_dir);
     let step = &r.servers[0].steps[0];
@@ -922,7 +936,7 @@ fn a_step_that_gets_no_answer_is_invalid() {
     assert!(
         step.invalid_reason
             .as_deref()
-            .is_some_and(|w| w.contains("got no answer")),
+            .is_some_and(|w| w.contains("got no good answer")),
         "{step:?}"
     );
     fs::remove_dir_all(&out_dir).ok();
@@ -1317,4 +1331,87 @@ fn a_tool_that_cannot_run_is_refused_with_exit_2_before_anything_starts() {
     );
     assert_eq!(fs::read_dir(&results).unwrap().count(), 0);
     fs::remove_dir_all(&results).ok();
+}
+
+/// A server that answers `500` to every request: keep-alive for HTTP/1.1 and for an HTTP/1.0
+/// request that asks for it (ab -k's mode), else one answer and a close. Its address.
+fn server_of_500s() -> String {
+    use std::io::Write;
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { continue };
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                loop {
+                    let Ok(n) = conn.read(&mut chunk) else { return };
+                    if n == 0 {
+                        return;
+                    }
+                    buf.extend_from_slice(&chunk[..n]);
+                    while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                        let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+                        buf.drain(..end + 4);
+                        let keep = head.contains("http/1.1") && !head.contains("connection: close")
+                            || head.contains("connection: keep-alive");
+                        let answer = format!(
+                            "HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: {}\r\n\r\n",
+                            if keep { "keep-alive" } else { "close" }
+                        );
+                        if conn.write_all(answer.as_bytes()).is_err() || !keep {
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    url
+}
+
+#[test]
+fn a_step_whose_answers_are_errors_is_invalid() {
+    // Every request answered, every answer a 500: no step of it is a result.
+    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let bins = bin_dir();
+    let out_dir = scratch("all-500");
+    let url = server_of_500s();
+    let out = bench_cmd(&["run", "e5", "--quick", "--target", &url])
+        .arg("--bin-dir")
+        .arg(&bins)
+        .arg("--results-dir")
+        .arg(&out_dir)
+        .output()
+        .expect("run bench");
+    let stderr = text(&out.stderr);
+    assert!(!out.status.success(), "a run of 500s passed: {stderr}");
+    let r = only_results(&out_dir);
+    let steps = &r.servers[0].steps;
+    assert_eq!(steps.len(), 3, "{steps:?}");
+    for st in steps {
+        assert!(!st.valid, "{st:?}");
+        let why = st.invalid_reason.as_deref().unwrap_or_default();
+        assert!(
+            why.contains("got no good answer") && why.contains(" status"),
+            "{why}"
+        );
+        let m = st.median.as_ref().unwrap();
+        assert_eq!(m.errors.status, m.requests, "{m:?}");
+        assert!(m.requests > 0);
+    }
+    fs::remove_dir_all(&out_dir).ok();
+}
+
+#[test]
+fn steps_picks_steps_by_id_and_refuses_an_unknown_one() {
+    let bins = bin_dir();
+    let bins = bins.to_str().unwrap();
+    let line = fails_with(
+        &["run", "e3", "--steps", "c7", "--bin-dir", bins],
+        &[],
+        "e3 has no step \"c7\": its steps are c100, c1000, c10000",
+    );
+    assert!(line.starts_with("bench: "), "{line}");
 }

@@ -33,7 +33,7 @@ use crate::step::pin::{self, CpuSet};
 use crate::step::server::{self, Env};
 use crate::step::signals::Interrupted;
 use crate::step::tools::Tool;
-use crate::step::{self, Load, Spawn, Subject, signals};
+use crate::step::{self, Load, Spawn, Subject, machine, signals};
 use crate::term::progress::Progress;
 use crate::term::table::Table;
 
@@ -143,6 +143,32 @@ impl Checkpoint {
     }
 }
 
+/// Samples the machine for [`machine::PREFLIGHT`] before the first step: refuses (exit
+/// status 2, naming the busiest processes) when other work takes more than
+/// [`machine::OTHER_CPU_LIMIT`] % of a CPU, unless `allow_busy`. Returns the note for the
+/// results.
+pub fn preflight(allow_busy: bool) -> anyhow::Result<String> {
+    let Some(q) = machine::preflight(machine::PREFLIGHT) else {
+        return Ok(
+            "preflight: /proc/stat could not be read, so the machine was not checked".into(),
+        );
+    };
+    let seen = format!(
+        "preflight: other work took {:.0} % of a CPU over {} s before the first step (steal {:.0} %)",
+        q.other_cpu_percent,
+        machine::PREFLIGHT.as_secs(),
+        q.steal_percent
+    );
+    match q.refusal() {
+        None => Ok(seen),
+        Some(why) if allow_busy => {
+            crate::say!("{why} (measuring anyway: --allow-busy)");
+            Ok(format!("{seen}; measured anyway (--allow-busy)"))
+        }
+        Some(why) => Err(crate::plan::bad(why)),
+    }
+}
+
 /// Prints the experiments (`bench run --list`).
 pub fn list() {
     let mut t = Table::new(&["id", "title", "article's load", "steps (default)"]);
@@ -169,6 +195,7 @@ pub fn run(env: &Env, args: &RunArgs, command: Vec<String>) -> anyhow::Result<Ou
         plan: &plan,
         env,
         notes: Vec::new(),
+        retries: args.start.retries,
     };
     match &plan.subjects {
         Subjects::Local(servers) => run.local(args, command, servers),
@@ -181,6 +208,8 @@ struct Run<'p> {
     plan: &'p Plan,
     env: &'p Env,
     notes: Vec<String>,
+    /// `--retries`.
+    retries: u32,
 }
 
 impl Run<'_> {
@@ -273,6 +302,7 @@ impl Run<'_> {
                 .collect(),
         )?;
         let cpus = self.pinning(args.start.no_pin, chosen.iter().map(|(s, _)| s));
+        self.notes.push(preflight(args.start.allow_busy)?);
         let mut results = self.results(args, command);
         results.pinning = cpus.as_ref().map(|c| Pinning {
             server_cpus: c.server.0.clone(),
@@ -394,7 +424,7 @@ impl Run<'_> {
             }
         }
         self.notes.push(
-            "server RSS is the sum over its process tree (supervisor and workers); server CPU is the time on a CPU of every thread of that tree (/proc/PID/task/TID/schedstat, ns) over the tool's whole run, start-up included".into(),
+            "server RSS is the sum over its process tree (supervisor and workers); server CPU is the time on a CPU of every thread of that tree (/proc/PID/task/TID/schedstat, ns) over the tool's whole run, start-up included, split into user and kernel time by each thread's utime and stime; the load tool's CPU is over its measured window only (the last N seconds before it exited)".into(),
         );
         if let Some(c) = &split
             && pin::pin_current_thread(&c.load).is_ok()
@@ -416,6 +446,7 @@ impl Run<'_> {
         let p = self.plan;
         let (base, steps, server) = (&target.base, &target.steps, target.server.as_ref());
         self.build(Vec::new())?;
+        self.notes.push(preflight(args.start.allow_busy)?);
         self.notes.push(format!(
             "remote target {base}: not started by the harness, so no build, no pinning and no /proc sampling (RSS and CPU are null)"
         ));
@@ -493,6 +524,7 @@ impl Run<'_> {
             loadgen: &self.plan.loadgen,
             quick: self.plan.quick,
             cpus: load_cpus.map_or_else(step::cpus_allowed, |c| c.0.len().max(1)),
+            retries: self.retries,
             launch: &mut spawn,
         };
         let mut problems = Vec::new();
@@ -591,7 +623,9 @@ fn print_summary(results: &Results) {
         "RSS peak MiB",
         "CPU %",
         "CPU µs/req",
+        "user/kernel µs",
         "tool CPU %",
+        "other CPU %",
         "note",
     ]);
     let ms = |us: Option<u64>| us.map_or("-".to_string(), |v| format!("{:.2}", v as f64 / 1000.0));
@@ -601,20 +635,20 @@ fn print_summary(results: &Results) {
             let note = step.invalid_reason.clone().unwrap_or_default();
             let Some(m) = &step.median else {
                 let mut row = vec![s.name.clone(), step.endpoint.clone(), step.step.clone()];
-                row.extend(std::iter::repeat_n("-".to_string(), 9));
+                row.extend(std::iter::repeat_n("-".to_string(), 11));
                 row.push(note);
                 t.row(row);
                 continue;
+            };
+            let note = match (&m.unmeasured, note.is_empty()) {
+                (Some(u), true) => u.clone(),
+                _ => note,
             };
             t.row(vec![
                 s.name.clone(),
                 step.endpoint.clone(),
                 step.step.clone(),
-                format!(
-                    "{:.0}{}",
-                    m.requests_per_s,
-                    if m.tool_bound { " †" } else { "" }
-                ),
+                format!("{:.0}{}", m.requests_per_s, crate::report::marks(m)),
                 ms(m.latency_us.p50),
                 ms(m.latency_us.p99),
                 m.errors.total().to_string(),
@@ -623,27 +657,18 @@ fn print_summary(results: &Results) {
                     .map_or("-".into(), |r| format!("{:.1}", r.peak as f64 / 1024.0)),
                 opt(m.server_cpu_percent, 0),
                 opt(m.cpu_us_per_request, 2),
+                match (m.cpu_user_us_per_request, m.cpu_kernel_us_per_request) {
+                    (Some(u), Some(k)) => format!("{u:.2} / {k:.2}"),
+                    _ => "-".into(),
+                },
                 opt(m.tool_cpu_percent, 0),
+                opt(m.interference.and_then(|i| i.other_cpu_percent), 0),
                 note,
             ]);
         }
     }
     crate::term::out::text(&t);
-    if let Some(line) = tool_bound_footnote(results) {
+    for line in crate::report::footnotes(results) {
         crate::say!("{line}");
     }
-}
-
-/// `† tool-bound: …`, the footnote of the summary's marked rows; `None` when none is marked.
-pub fn tool_bound_footnote(results: &Results) -> Option<String> {
-    let bound = results.tool_bound_steps();
-    if bound.is_empty() {
-        return None;
-    }
-    let list: Vec<String> = bound.iter().map(|b| b.describe()).collect();
-    Some(format!(
-        "† tool-bound: {} used at least 90 % of the CPUs it could use, so these req/s are its limit, not the server's: {}",
-        results.tool,
-        list.join("; ")
-    ))
 }

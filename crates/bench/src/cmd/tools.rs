@@ -103,6 +103,7 @@ pub fn compare(env: &Env, args: &CompareArgs) -> anyhow::Result<()> {
         crate::say!("building {} (cargo build --release)", packages.join(", "));
     }
     server::build(env, &packages, || {})?;
+    super::run::preflight(args.start.allow_busy)?;
     let cpus = pin::split(args.start.no_pin)
         .map_err(|why| crate::say!("{why}"))
         .ok();
@@ -159,6 +160,7 @@ pub fn compare(env: &Env, args: &CompareArgs) -> anyhow::Result<()> {
                 loadgen: &loadgen,
                 quick: false,
                 cpus: given,
+                retries: args.start.retries,
                 launch: &mut spawn,
             };
             let mut result = step::results_for(std::slice::from_ref(&step)).remove(0);

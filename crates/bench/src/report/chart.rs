@@ -9,7 +9,7 @@
 
 use crate::results::{Results, Run, ServerKind, ServerResult, StepResult};
 
-use super::{endpoints, find, step_ids, tool_bound};
+use super::{disturbed, endpoints, find, step_ids, tool_bound};
 use crate::experiment::BASELINE;
 
 /// What a server is, for its colour.
@@ -49,6 +49,9 @@ pub(crate) const PERCENTILES: [&str; 5] = ["p50", "p90", "p95", "p99", "max"];
 pub(crate) enum Value {
     /// A figure (bar charts).
     Bar(f64),
+    /// A figure in two parts drawn end to end: the server's CPU per request, user then
+    /// kernel time.
+    Split(f64, f64),
     /// Percentiles (the latency chart).
     Latency(Percentiles),
     /// The step ran but was invalid.
@@ -66,6 +69,19 @@ pub(crate) struct Cell {
     pub value: Value,
     /// The load tool was the bottleneck ([`tool_bound`]).
     pub tool_bound: bool,
+    /// The machine may have set the figure ([`disturbed`]).
+    pub disturbed: bool,
+}
+
+impl Cell {
+    /// A cell with no marks.
+    fn plain(value: Value) -> Cell {
+        Cell {
+            value,
+            tool_bound: false,
+            disturbed: false,
+        }
+    }
 }
 
 /// A panel: one step, a cell per row.
@@ -108,7 +124,7 @@ impl Metric {
     pub fn title(self) -> &'static str {
         match self {
             Metric::Rps => "Requests per second",
-            Metric::Cpu => "Server CPU time per request",
+            Metric::Cpu => "Server CPU time per request: user and kernel",
             Metric::Rss => "Peak resident memory",
             Metric::Latency => "Latency percentiles",
         }
@@ -140,7 +156,10 @@ impl Metric {
         };
         match self {
             Metric::Rps => bar(Some(run.requests_per_s)),
-            Metric::Cpu => bar(run.cpu_us_per_request),
+            Metric::Cpu => match (run.cpu_user_us_per_request, run.cpu_kernel_us_per_request) {
+                (Some(u), Some(k)) if u >= 0.0 && k >= 0.0 => Value::Split(u, k),
+                _ => bar(run.cpu_us_per_request),
+            },
             Metric::Rss => bar(run.rss_kb.map(|r| r.peak as f64 / 1024.0)),
             Metric::Latency => {
                 let l = &run.latency_us;
@@ -290,9 +309,12 @@ pub(crate) fn charts(r: &Results) -> Vec<Chart> {
             // A chart with nothing to draw (a remote target's CPU and RSS) is left out; the
             // tables say `n/a`.
             let drawn = |p: &Panel| {
-                p.cells
-                    .iter()
-                    .any(|c| matches!(c.value, Value::Bar(_) | Value::Latency(_)))
+                p.cells.iter().any(|c| {
+                    matches!(
+                        c.value,
+                        Value::Bar(_) | Value::Split(..) | Value::Latency(_)
+                    )
+                })
             };
             if !panels.iter().any(drawn) {
                 continue;
@@ -316,10 +338,7 @@ pub(crate) const PROBE_GROUP: &str = "the /api/hello probe beside each scenario"
 /// A cell of the probe's run of `step` (its median's `probe`).
 fn probe_cell(step: Option<&StepResult>, metric: Metric) -> Cell {
     let Some(st) = step else {
-        return Cell {
-            value: Value::NotRun,
-            tool_bound: false,
-        };
+        return Cell::plain(Value::NotRun);
     };
     let probe = st.median.as_ref().and_then(|m| m.probe.as_deref());
     let value = match (probe, st.valid) {
@@ -328,17 +347,14 @@ fn probe_cell(step: Option<&StepResult>, metric: Metric) -> Cell {
         (Some(run), true) => metric.value(run),
     };
     Cell {
-        value,
-        tool_bound: false,
+        disturbed: st.valid && disturbed(st),
+        ..Cell::plain(value)
     }
 }
 
 fn cell(step: Option<&StepResult>, metric: Metric) -> Cell {
     let Some(st) = step else {
-        return Cell {
-            value: Value::NotRun,
-            tool_bound: false,
-        };
+        return Cell::plain(Value::NotRun);
     };
     let value = match (&st.median, st.valid) {
         (_, false) => Value::Invalid,
@@ -348,5 +364,6 @@ fn cell(step: Option<&StepResult>, metric: Metric) -> Cell {
     Cell {
         value,
         tool_bound: st.valid && tool_bound(st),
+        disturbed: st.valid && disturbed(st),
     }
 }

@@ -11,7 +11,7 @@
 use std::fmt::Write as _;
 
 use super::chart::{Cell, Chart, Kind, Metric, PERCENTILES, Row, Value};
-use super::{escape, grouped};
+use super::{MACHINE_MARK, TOOL_MARK, escape, grouped};
 
 /// The font stack: local fonts only (a page that loads none from anywhere).
 pub(crate) const FONT: &str = "system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', 'Helvetica Neue', Arial, sans-serif";
@@ -178,15 +178,31 @@ fn row_centres(rows: &[Row], top: f64) -> Vec<f64> {
 /// A bar's value label (`185,209 †`).
 fn bar_label(metric: Metric, c: &Cell) -> String {
     match c.value {
-        Value::Bar(v) => {
-            let mut s = grouped(v, metric.decimals());
-            if c.tool_bound {
-                s.push_str(" †");
-            }
-            s
-        }
+        Value::Bar(v) => format!("{}{}", grouped(v, metric.decimals()), cell_marks(c)),
+        Value::Split(u, k) => format!(
+            "{} ({} + {}){}",
+            grouped(u + k, metric.decimals()),
+            grouped(u, metric.decimals()),
+            grouped(k, metric.decimals()),
+            cell_marks(c)
+        ),
         _ => String::new(),
     }
+}
+
+/// ` †`, ` ‡`, ` †‡` or nothing: the cell's marks.
+fn cell_marks(c: &Cell) -> String {
+    let mut m = String::new();
+    if c.tool_bound || c.disturbed {
+        m.push(' ');
+    }
+    if c.tool_bound {
+        m.push_str(TOOL_MARK);
+    }
+    if c.disturbed {
+        m.push_str(MACHINE_MARK);
+    }
+    m
 }
 
 /// Draws the legend from `y`, wrapping at `width`; returns the y below it.
@@ -201,6 +217,17 @@ fn legend(b: &mut String, chart: &Chart, width: f64, y: f64) -> f64 {
                 items.push((shape(i, 5.0, -1.0), (*name).to_string()));
             }
         }
+    } else if cells().any(|c| matches!(c.value, Value::Split(..))) {
+        items.push((
+            format!(r#"<rect x="0" y="-6" width="10" height="10" fill="{RUST}"/>"#),
+            "user: the runtime, framework and variant".to_string(),
+        ));
+        items.push((
+            format!(
+                r#"<rect x="0" y="-6" width="10" height="10" fill="{RUST}" fill-opacity="0.35"/>"#
+            ),
+            "kernel: system calls and loopback TCP".to_string(),
+        ));
     } else {
         for kind in [Kind::Rust, Kind::Peer, Kind::Reference] {
             if chart.rows.iter().any(|r| r.kind == kind) {
@@ -225,6 +252,13 @@ fn legend(b: &mut String, chart: &Chart, width: f64, y: f64) -> f64 {
         items.push((
             swatch,
             "† the load generator was ≥ 90 % busy: it may have set the pace".to_string(),
+        ));
+    }
+    if cells().any(|c| c.disturbed) {
+        items.push((
+            String::new(),
+            "‡ the machine was busy (other work, steal or CPU waits): it may have set the figure"
+                .to_string(),
         ));
     }
     if cells().any(|c| c.value == Value::Invalid) {
@@ -320,10 +354,11 @@ fn mark(
             }
         );
     };
-    let bound = if cell.tool_bound {
-        ", the load generator was the bottleneck (†)"
-    } else {
-        ""
+    let bound = match (cell.tool_bound, cell.disturbed) {
+        (true, true) => ", the load generator was the bottleneck (†) and the machine was busy (‡)",
+        (true, false) => ", the load generator was the bottleneck (†)",
+        (false, true) => ", the machine was busy (‡)",
+        (false, false) => "",
     };
     match cell.value {
         Value::NotRun => note(b, "—", MUTED, false),
@@ -352,6 +387,27 @@ fn mark(
                 px + w + 4.0,
                 y + 4.0,
                 escape(&label)
+            );
+        }
+        Value::Split(u, k) => {
+            let c = colour(row.kind);
+            let wu = if u > 0.0 { scale.pos(u).max(1.0) } else { 0.0 };
+            let w = scale.pos(u + k).max(wu);
+            let label = bar_label(chart.metric, cell);
+            let _ = write!(
+                b,
+                r#"<g><title>{}, {}: {} µs/request, user {} + kernel {}{bound}</title><rect class="bar" x="{px}" y="{y0}" width="{wu:.2}" height="{BAR}" fill="{c}"/><rect class="bar" x="{:.2}" y="{y0}" width="{:.2}" height="{BAR}" fill="{c}" fill-opacity="0.35"/><text x="{:.2}" y="{}" font-size="11">{}</text></g>"#,
+                escape(&row.name),
+                escape(step),
+                grouped(u + k, 2),
+                grouped(u, 2),
+                grouped(k, 2),
+                px + wu,
+                w - wu,
+                px + w + 4.0,
+                y + 4.0,
+                escape(&label),
+                y0 = y - BAR / 2.0,
             );
         }
         Value::Latency(p) => {
@@ -388,12 +444,13 @@ fn mark(
                     shape(*i, 4.0, 0.0)
                 );
             }
-            if cell.tool_bound {
+            if cell.tool_bound || cell.disturbed {
                 let _ = write!(
                     b,
-                    r#"<text x="{:.2}" y="{}" font-size="12">†</text>"#,
+                    r#"<text x="{:.2}" y="{}" font-size="12">{}</text>"#,
                     hi + 7.0,
-                    y + 4.0
+                    y + 4.0,
+                    cell_marks(cell).trim()
                 );
             }
             b.push_str("</g>");
@@ -498,6 +555,7 @@ impl Scale {
             let max = cells()
                 .filter_map(|c| match c.value {
                     Value::Bar(v) => Some(v),
+                    Value::Split(u, k) => Some(u + k),
                     _ => None,
                 })
                 .fold(0.0_f64, f64::max);

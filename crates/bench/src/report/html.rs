@@ -366,8 +366,9 @@ fn ours(s: &ServerResult, f: &Reported) -> (String, &'static str) {
         return ("n/a".into(), "");
     };
     let v = measure(s, st, run, f.measure).unwrap_or_else(|| "n/a".into());
-    if tool_bound(st) {
-        (format!("{v} †"), "bound")
+    let m = super::marks(run);
+    if tool_bound(st) || st.median.as_ref().is_some_and(|m| m.disturbed) {
+        (format!("{v}{m}"), "bound")
     } else {
         (v, "")
     }

@@ -9,9 +9,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use crate::experiment::TFB_PIPELINE;
-use crate::results::{Results, Run, ServerResult, StepResult};
+use crate::results::{Interference, Results, Run, ServerResult, StepResult};
+use crate::step::machine::{OTHER_CPU_LIMIT, SERVER_WAIT_LIMIT, STEAL_LIMIT};
 
-use super::{endpoints, find, step_ids, thousands};
+use super::{disturbed_steps, endpoints, find, marks, step_ids, thousands};
 use crate::experiment::{BASELINE, PROBE_ENDPOINT};
 
 /// What a column shows of a run.
@@ -43,6 +44,7 @@ pub fn markdown(r: &Results) -> String {
     let mut out = String::new();
     header(&mut out, r);
     tool_limit(&mut out, r);
+    machine_limit(&mut out, r);
     let endpoints = endpoints(r);
     match r.experiment.as_str() {
         "e4" => {
@@ -273,8 +275,7 @@ fn e6(out: &mut String, r: &Results, endpoints: &[String]) {
                 row.push(match (find(s, endpoint, id), run) {
                     (None, _) => "—".to_string(),
                     (Some(_), None) => "invalid".to_string(),
-                    (Some(_), Some((st, m))) if tool_bound(st, m) => format!("{} †", rps(m)),
-                    (Some(_), Some((_, m))) => rps(m),
+                    (Some(_), Some((_, m))) => format!("{}{}", rps(m), marks(m)),
                 });
             }
             let best = runs
@@ -298,7 +299,7 @@ fn e6(out: &mut String, r: &Results, endpoints: &[String]) {
     }
     let _ = writeln!(
         out,
-        "† the load tool may have set the pace of this figure (it was busy), so the server may be faster. Errors are per concurrency, in the columns' order.\n"
+        "† the load tool set the pace of this figure, so the server may be faster; ‡ the machine did (other work, steal or CPU waits). Errors are per concurrency, in the columns' order.\n"
     );
     verified(out, r);
 }
@@ -317,12 +318,6 @@ fn valid_medians<'a>(
                 .and_then(|st| Some((st, st.median.as_ref()?)))
         })
         .collect()
-}
-
-/// Whether the load tool may have set the pace of `run`: the built-in generator's own flag,
-/// which the report's caveats also name.
-fn tool_bound(_step: &StepResult, run: &Run) -> bool {
-    run.notes.iter().any(|n| n.starts_with("loadgen was busy"))
 }
 
 /// What each server answered to one plain `GET` per endpoint before the load.
@@ -498,6 +493,58 @@ fn tool_limit(out: &mut String, r: &Results) {
     let _ = writeln!(out, "{sentence}\n");
 }
 
+/// The sentence that says which figures the machine set (other work, steal, CPU waits)
+/// rather than the server, or that it was quiet throughout.
+fn machine_limit(out: &mut String, r: &Results) {
+    let busy = disturbed_steps(r);
+    let measured: Vec<&Interference> = r
+        .servers
+        .iter()
+        .flat_map(|s| &s.steps)
+        .filter_map(|st| st.median.as_ref()?.interference.as_ref())
+        .collect();
+    let most = |get: fn(&Interference) -> Option<f64>| {
+        measured
+            .iter()
+            .filter_map(|i| get(i))
+            .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))))
+    };
+    let sentence = if !busy.is_empty() {
+        format!(
+            "**The machine's figures, not the server's:** other work, steal or waits for a CPU \
+             passed their limits in {} of the steps below even after their retries, so their \
+             figures (marked ‡) say what the machine allowed: {}.",
+            busy.len(),
+            busy.join("; ")
+        )
+    } else if !measured.is_empty() {
+        let pct = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.0} %"));
+        format!(
+            "**The machine:** quiet in every step: other work took at most {} of a CPU, steal \
+             at most {}, and the server waited for a CPU at most {} of the time (limits: \
+             {OTHER_CPU_LIMIT} %, {STEAL_LIMIT} %, {SERVER_WAIT_LIMIT} %).",
+            pct(most(|i| i.other_cpu_percent)),
+            pct(Some(
+                measured.iter().map(|i| i.steal_percent).fold(0.0, f64::max)
+            )),
+            pct(most(|i| i.server_wait_percent))
+        )
+    } else if r
+        .servers
+        .iter()
+        .flat_map(|s| &s.steps)
+        .any(|st| st.median.is_some())
+    {
+        "**The machine:** this file does not record what else ran on the machine (written \
+         before bench measured it, or its steps were too short to), so it cannot say which \
+         figures the machine set."
+            .to_string()
+    } else {
+        return;
+    };
+    let _ = writeln!(out, "{sentence}\n");
+}
+
 /// A table: one row per server, a column per `Col` (each of the endpoint it names).
 fn table(out: &mut String, r: &Results, cols: &[(&str, Col)]) {
     let mut head = vec!["Server".to_string(), "Analogue of".to_string()];
@@ -514,8 +561,8 @@ fn table(out: &mut String, r: &Results, cols: &[(&str, Col)]) {
                     None => "n/a".to_string(),
                     Some(run) => {
                         let cell = (c.show)(run).unwrap_or_else(|| "n/a".to_string());
-                        if c.rate && run.tool_bound {
-                            format!("{cell} †")
+                        if c.rate {
+                            format!("{cell}{}", marks(run))
                         } else {
                             cell
                         }
@@ -558,8 +605,11 @@ fn resources(out: &mut String, r: &Results) {
     let _ = writeln!(
         out,
         "## Resources (server process tree, median of repeats)\n\n\
-         Tool CPU % is the load tool's own process tree over the measured run (100 = one CPU); \
-         † marks a tool-bound step.\n"
+         CPU µs/request splits into user (the runtime's, the framework's and the variant's own \
+         code) and kernel (system calls and loopback TCP). Tool CPU % is the load tool's own \
+         process tree over its measured window (100 = one CPU), † where it set the pace. Other \
+         CPU % is the machine's busy time that neither the server, the tool nor the harness \
+         used, ‡ where the machine set the figures.\n"
     );
     let head: Vec<String> = [
         "Server",
@@ -570,41 +620,83 @@ fn resources(out: &mut String, r: &Results) {
         "RSS end MB",
         "Server CPU %",
         "CPU µs/request",
+        "user µs",
+        "kernel µs",
         "Tool CPU %",
+        "Other CPU %",
+        "Server wait %",
     ]
     .map(String::from)
     .to_vec();
+    let cols = head.len() - 3;
     let mut rows = Vec::new();
     for s in &r.servers {
         for st in &s.steps {
             let mut row = vec![s.name.clone(), st.endpoint.clone(), st.step.clone()];
             match (&st.median, st.valid) {
-                (_, false) => row.extend(std::iter::repeat_n("invalid".to_string(), 6)),
-                (None, true) => row.extend(std::iter::repeat_n("n/a".to_string(), 6)),
+                (_, false) => row.extend(std::iter::repeat_n("invalid".to_string(), cols)),
+                (None, true) => row.extend(std::iter::repeat_n("n/a".to_string(), cols)),
                 (Some(run), true) => {
                     let mb = |kb: Option<u64>| {
                         kb.map_or("n/a".into(), |kb| format!("{:.1}", kb as f64 / 1024.0))
                     };
+                    let fig = |v: Option<f64>, d: usize| {
+                        v.map_or("n/a".to_string(), |v| format!("{v:.d$}"))
+                    };
+                    let i = run.interference;
                     row.push(mb(run.rss_kb.map(|x| x.start)));
                     row.push(mb(run.rss_kb.map(|x| x.peak)));
                     row.push(mb(run.rss_kb.map(|x| x.end)));
-                    row.push(
-                        run.server_cpu_percent
-                            .map_or("n/a".into(), |c| format!("{c:.1}")),
-                    );
-                    row.push(
-                        run.cpu_us_per_request
-                            .map_or("n/a".into(), |c| format!("{c:.2}")),
-                    );
+                    row.push(fig(run.server_cpu_percent, 1));
+                    row.push(fig(run.cpu_us_per_request, 2));
+                    row.push(fig(run.cpu_user_us_per_request, 2));
+                    row.push(fig(run.cpu_kernel_us_per_request, 2));
                     row.push(run.tool_cpu_percent.map_or("n/a".into(), |c| {
                         format!("{c:.1}{}", if run.tool_bound { " †" } else { "" })
                     }));
+                    row.push(
+                        i.and_then(|i| i.other_cpu_percent)
+                            .map_or("n/a".into(), |c| {
+                                format!("{c:.1}{}", if run.disturbed { " ‡" } else { "" })
+                            }),
+                    );
+                    row.push(fig(i.and_then(|i| i.server_wait_percent), 1));
                 }
             }
             rows.push(row);
         }
     }
     write_table(out, &head, &rows, 3);
+    let short: Vec<String> = r
+        .servers
+        .iter()
+        .flat_map(|s| s.steps.iter().map(move |st| (s, st)))
+        .filter_map(|(s, st)| {
+            let m = st.median.as_ref()?;
+            let why = m.unmeasured.as_deref()?;
+            Some(format!("{} {} {}: {why}", s.name, st.endpoint, st.step))
+        })
+        .collect();
+    if !short.is_empty() {
+        let _ = writeln!(out, "Not measured: {}.\n", short.join("; "));
+    }
+    let rounds: Vec<String> = r
+        .servers
+        .iter()
+        .flat_map(|s| s.steps.iter().map(move |st| (s, st)))
+        .filter_map(|(s, st)| {
+            let n = st.median.as_ref()?.rounds.filter(|&n| n > 1)?;
+            Some(format!("{} {} {} ×{n}", s.name, st.endpoint, st.step))
+        })
+        .collect();
+    if !rounds.is_empty() {
+        let _ = writeln!(
+            out,
+            "Count-bounded steps run their count again, back to back, until the measured window is at least {} s (the figures are over all the rounds): {}.\n",
+            crate::step::MIN_COUNT_STEP.as_secs(),
+            rounds.join("; ")
+        );
+    }
 }
 
 fn spread(out: &mut String, r: &Results) {

@@ -29,7 +29,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::results::{Results, ResultsError, ServerResult, StepResult};
+use crate::results::{Results, ResultsError, Run, ServerResult, StepResult};
 
 mod chart;
 mod draw;
@@ -143,24 +143,77 @@ pub(crate) fn thousands(x: f64) -> String {
     out
 }
 
-/// How the built-in generator's note on a run begins when one of its threads was busy nearly
-/// all the time (`step/tools/builtin.rs`; the test below ties the two together).
-const GENERATOR_BUSY: &str = "loadgen was busy";
+/// The mark of a figure the load tool may have set ([`Run::tool_bound`]).
+pub const TOOL_MARK: &str = "†";
+/// The mark of a figure the machine may have set ([`Run::disturbed`]).
+pub const MACHINE_MARK: &str = "‡";
 
-/// Whether the load tool, not the server, may have set the pace of `st`: a repeat's notes
-/// carry the built-in generator's "busy" note. (A structured per-step `tool_bound:
-/// Option<bool>`, once the schema has one, is read first here: `if let Some(b) =
-/// st.tool_bound { return b; }`.)
+/// Whether the load tool, not the server, set the pace of `st`: its median run's recorded
+/// verdict (`step::verdict::tool_bound`, the one rule). Every report reads it here.
 pub(crate) fn tool_bound(st: &StepResult) -> bool {
-    // The recorded mark first (`Run::tool_bound`, from the tool's own CPU); files from before
-    // it only have the built-in generator's note.
     st.median.as_ref().is_some_and(|m| m.tool_bound)
-        || st
-            .median
-            .iter()
-            .chain(&st.repeats)
-            .flat_map(|run| &run.notes)
-            .any(|n| n.starts_with(GENERATOR_BUSY))
+}
+
+/// Whether the machine (other work, steal, CPU waits) may have set `st`'s figures: its median
+/// run's recorded mark (`step::machine::disturbed`, the one rule).
+pub(crate) fn disturbed(st: &StepResult) -> bool {
+    st.median.as_ref().is_some_and(|m| m.disturbed)
+}
+
+/// The marks of a run's figure: ` †` (tool-bound), ` ‡` (disturbed), both, or nothing.
+pub fn marks(run: &Run) -> String {
+    let mut m = String::new();
+    if run.tool_bound || run.disturbed {
+        m.push(' ');
+    }
+    if run.tool_bound {
+        m.push_str(TOOL_MARK);
+    }
+    if run.disturbed {
+        m.push_str(MACHINE_MARK);
+    }
+    m
+}
+
+/// The footnotes of the marks in `r`'s tables, one line each (none when nothing is marked):
+/// which figures the load tool set, and which the machine set.
+pub fn footnotes(r: &Results) -> Vec<String> {
+    let mut out = Vec::new();
+    let bound = r.tool_bound_steps();
+    if !bound.is_empty() {
+        let list: Vec<String> = bound.iter().map(|b| b.describe()).collect();
+        out.push(format!(
+            "{TOOL_MARK} tool-bound: {} used at least 90 % of what it could use (its busiest thread's CPU for a single-threaded tool, all the CPUs it may run on for a multi-threaded one), so these figures are its limit, not the server's: {}",
+            r.tool,
+            list.join("; ")
+        ));
+    }
+    let busy = disturbed_steps(r);
+    if !busy.is_empty() {
+        out.push(format!(
+            "{MACHINE_MARK} disturbed: the machine set these figures, not the server (other work, steal or CPU waits past the limits, even after the retries): {}",
+            busy.join("; ")
+        ));
+    }
+    out
+}
+
+/// `server /endpoint step (why)` for every step whose median run was disturbed.
+pub(crate) fn disturbed_steps(r: &Results) -> Vec<String> {
+    r.servers
+        .iter()
+        .flat_map(|s| s.steps.iter().map(move |st| (s, st)))
+        .filter_map(|(s, st)| {
+            let m = st.median.as_ref().filter(|m| m.disturbed)?;
+            Some(format!(
+                "{} {} {} ({})",
+                s.name,
+                st.endpoint,
+                st.step,
+                m.disturbed_reason.as_deref().unwrap_or("disturbed")
+            ))
+        })
+        .collect()
 }
 
 /// `x` with thousands separators and `decimals` decimals (`2,500.61`).
@@ -215,33 +268,57 @@ mod tests {
     }
 
     #[test]
-    fn the_generators_busy_note_marks_a_step_tool_bound() {
-        // The built-in tool's own parser, on a recorded report said to be generator-bound.
-        let json = include_str!("../../tests/data/loadgen-c50-keepalive.json");
-        let bound = json.replace("\"generator_bound\": false", "\"generator_bound\": true");
-        assert_ne!(
-            bound, json,
-            "the recorded report has no generator_bound field"
-        );
-        let tool = crate::step::tools::Tool::Builtin;
-        let mut st = crate::results::StepResult {
-            step: "c50".into(),
-            endpoint: "/".into(),
-            connections: 50,
-            requests: None,
-            duration_s: Some(2.0),
-            tool_command: vec![],
-            valid: true,
-            invalid_reason: None,
-            repeats: vec![tool.parse(json, "").unwrap()],
-            median: None,
-            spread: None,
+    fn marks_and_footnotes_come_from_the_recorded_verdicts() {
+        let run = |tool_bound: bool, disturbed: bool| Run {
+            requests_per_s: 1000.0,
+            tool_bound,
+            disturbed,
+            disturbed_reason: disturbed.then(|| "other work took 45 % of a CPU".to_string()),
+            tool_cpu_percent: Some(98.0),
+            tool_cpus: Some(1),
+            ..Run::default()
         };
-        st.finish();
-        assert!(!tool_bound(&st));
-        st.repeats.push(tool.parse(&bound, "").unwrap());
-        st.finish();
-        assert!(tool_bound(&st));
+        assert_eq!(marks(&run(false, false)), "");
+        assert_eq!(marks(&run(true, false)), " †");
+        assert_eq!(marks(&run(false, true)), " ‡");
+        assert_eq!(marks(&run(true, true)), " †‡");
+        let step = |id: &str, r: Run| {
+            let mut st = StepResult {
+                step: id.into(),
+                endpoint: "/".into(),
+                connections: 50,
+                requests: None,
+                duration_s: Some(2.0),
+                tool_command: vec![],
+                valid: true,
+                invalid_reason: None,
+                repeats: vec![r],
+                median: None,
+                spread: None,
+            };
+            st.finish();
+            st
+        };
+        let text = include_str!("../../tests/data/results-e3.json");
+        let mut r: Results = serde_json::from_str(text).unwrap();
+        r.servers.truncate(1);
+        r.servers[0].name = "x".into();
+        r.servers[0].steps = vec![step("c1", run(false, false))];
+        assert!(footnotes(&r).is_empty());
+        r.servers[0].steps = vec![step("c1", run(true, false)), step("c2", run(false, true))];
+        assert!(tool_bound(&r.servers[0].steps[0]) && !disturbed(&r.servers[0].steps[0]));
+        assert!(disturbed(&r.servers[0].steps[1]));
+        let notes = footnotes(&r);
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(notes[0].starts_with("† tool-bound: "), "{notes:?}");
+        assert!(
+            notes[0].ends_with("x / c1 (tool CPU 98 % of 1 CPU)"),
+            "{notes:?}"
+        );
+        assert_eq!(
+            notes[1],
+            "‡ disturbed: the machine set these figures, not the server (other work, steal or CPU waits past the limits, even after the retries): x / c2 (other work took 45 % of a CPU)"
+        );
     }
 
     #[test]

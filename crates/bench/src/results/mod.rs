@@ -261,6 +261,44 @@ pub struct Run {
     /// report says `generator_bound`). Its requests/s is then the tool's limit.
     #[serde(default)]
     pub tool_bound: bool,
+    /// The user-mode share of `cpu_us_per_request` (the runtime's, the framework's and the
+    /// variant's own code), µs; `None` when not sampled. From each thread's utime and stime,
+    /// which split the schedstat time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_user_us_per_request: Option<f64>,
+    /// The kernel-mode share of `cpu_us_per_request` (system calls and loopback TCP), µs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_kernel_us_per_request: Option<f64>,
+    /// The tool's busiest thread over its measured window, percent of one CPU: what decides
+    /// [`Run::tool_bound`] for a single-threaded tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_busiest_thread_percent: Option<f64>,
+    /// What else the machine did over the measured window; `None` when not measured (files
+    /// from before, a window too short to measure: see `unmeasured`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interference: Option<Interference>,
+    /// Whether the machine, not the server, may have set this run's figures (other work,
+    /// steal, or the server waiting for a CPU past the limits of `bench`'s docs).
+    #[serde(default)]
+    pub disturbed: bool,
+    /// Why `disturbed` is set, in a few words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disturbed_reason: Option<String>,
+    /// Disturbed attempts of this repeat measured and set aside before this one (`--retries`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub discarded: u32,
+    /// For a count-bounded step: how many times the count was run back to back to fill the
+    /// step's least length (the figures are over all of them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<u32>,
+    /// Why no CPU percentage, interference or tool-bound verdict was recorded (a measured
+    /// window too short to measure them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unmeasured: Option<String>,
+    /// E4: the load's and the probe's measured windows, seconds from the start of the step's
+    /// measured run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub windows: Option<Windows>,
     /// What the tool could not measure exactly (e.g. ab's 1 ms latency resolution).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -271,6 +309,44 @@ pub struct Run {
     /// a probe (and in files from before probes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe: Option<Box<Run>>,
+}
+
+/// What else used the machine's CPUs over a run's measured window (`bench`'s docs give the
+/// limits past which a run is [`Run::disturbed`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Interference {
+    /// All CPUs' busy time (steal excluded) less the server's, the load tool's and the
+    /// harness's own, percent of one CPU; `None` when the server is not sampled (a remote
+    /// target), so it cannot be told from other work.
+    pub other_cpu_percent: Option<f64>,
+    /// Steal time of all CPUs, percent of the window.
+    pub steal_percent: f64,
+    /// Time the server's threads were runnable but waited for a CPU, percent of the window.
+    pub server_wait_percent: Option<f64>,
+    /// Time the tool's threads waited for a CPU, percent of its measured window.
+    pub tool_wait_percent: Option<f64>,
+}
+
+/// Two measured windows of a probed step, seconds from the start of its measured run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Windows {
+    /// The load's `[start, end]`.
+    pub load: [f64; 2],
+    /// The probe's `[start, end]`.
+    pub probe: [f64; 2],
+}
+
+impl Windows {
+    /// Whether the probe was measured while the load ran (within 0.1 s: the exits are seen
+    /// by polling).
+    pub fn probe_inside(&self) -> bool {
+        const SLACK: f64 = 0.1;
+        self.probe[0] >= self.load[0] - SLACK && self.probe[1] <= self.load[1] + SLACK
+    }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// A latency summary, microseconds. A field is `None` when the tool does not report it (wrk
@@ -400,6 +476,29 @@ pub fn median(runs: &[Run]) -> Option<Run> {
         tool_cpus: runs.iter().filter_map(|r| r.tool_cpus).max(),
         // One tool-bound repeat makes the step's figure suspect.
         tool_bound: runs.iter().any(|r| r.tool_bound),
+        cpu_user_us_per_request: of(|r| r.cpu_user_us_per_request),
+        cpu_kernel_us_per_request: of(|r| r.cpu_kernel_us_per_request),
+        tool_busiest_thread_percent: of(|r| r.tool_busiest_thread_percent),
+        interference: {
+            let v: Vec<Interference> = runs.iter().filter_map(|r| r.interference).collect();
+            let of = |get: fn(&Interference) -> Option<f64>| {
+                let x: Vec<f64> = v.iter().filter_map(get).collect();
+                (!x.is_empty()).then(|| median_f64(x))
+            };
+            (!v.is_empty()).then(|| Interference {
+                other_cpu_percent: of(|i| i.other_cpu_percent),
+                steal_percent: median_f64(v.iter().map(|i| i.steal_percent).collect()),
+                server_wait_percent: of(|i| i.server_wait_percent),
+                tool_wait_percent: of(|i| i.tool_wait_percent),
+            })
+        },
+        // So does one disturbed repeat.
+        disturbed: runs.iter().any(|r| r.disturbed),
+        disturbed_reason: runs.iter().find_map(|r| r.disturbed_reason.clone()),
+        discarded: runs.iter().map(|r| r.discarded).sum(),
+        rounds: ou(|r| r.rounds.map(u64::from)).map(|n| n as u32),
+        unmeasured: runs.iter().find_map(|r| r.unmeasured.clone()),
+        windows: runs.iter().find_map(|r| r.windows),
         notes,
         probe: {
             let probes: Vec<Run> = runs
@@ -676,6 +775,7 @@ mod tests {
             tool_bound: false,
             notes: vec![],
             probe: None,
+            ..Run::default()
         }
     }
 

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, bail};
 
 use super::pin::CpuSet;
-use super::sample::{Sampler, Usage};
+use super::sample::{Sampler, Series};
 use super::{SAMPLE_EVERY, procs, signals};
 
 /// What a tool printed, and how it ended.
@@ -28,11 +28,13 @@ pub struct Output {
     pub stderr: String,
     /// Its exit status.
     pub status: ExitStatus,
+    /// When it was started.
+    pub started: Instant,
     /// How long it ran.
     pub elapsed: Duration,
-    /// What its process tree used while it ran (CPU from every thread's schedstat, over the
-    /// readings that saw it); `None` when not sampled (cargo) or never seen.
-    pub usage: Option<Usage>,
+    /// What its process tree used while it ran (every thread's schedstat, read every
+    /// [`SAMPLE_EVERY`](super::SAMPLE_EVERY)); `None` when not sampled (cargo) or never seen.
+    pub usage: Option<Series>,
 }
 
 /// Why a tool run did not give an output to parse.
@@ -119,6 +121,7 @@ pub fn run_child(
         stdout: snapshot(&out),
         stderr: snapshot(&err),
         status,
+        started,
         elapsed,
         usage,
     })

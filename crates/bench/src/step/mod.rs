@@ -19,26 +19,29 @@
 //! unit tests below drive the whole body with a recorded tool output and a fake server.
 
 pub mod child;
+pub mod machine;
 pub mod pin;
 pub mod procs;
 pub mod sample;
 pub mod server;
 pub mod signals;
 pub mod tools;
+pub mod verdict;
 
 use std::net::SocketAddr;
 use std::path::Path;
 use std::time::Duration;
 
 use crate::experiment::{Probe, Step, Warmup};
-use crate::results::{Rss, Run, StepResult, TOOL_BOUND_SHARE};
+use crate::results::{Rss, Run, StepResult, Windows};
 use crate::term::progress::Progress;
 
 use child::{Failure, Output};
 use pin::CpuSet;
-use sample::{Sampler, Usage};
+use sample::{Sampler, Series, Usage};
 use server::Running;
 use tools::{LoadSpec, Tool};
+use verdict::Threads;
 
 /// How often the server's process tree is read during a measured run.
 pub const SAMPLE_EVERY: Duration = Duration::from_millis(100);
@@ -189,8 +192,10 @@ pub struct Load<'a> {
     /// Whether the steps are `--quick` ones (a shorter limit for count-bounded steps).
     pub quick: bool,
     /// How many CPUs the tool is given (the load CPUs when pinned, else every CPU this
-    /// process may use): the measure of [`Run::tool_bound`].
+    /// process may use): the measure of [`Run::tool_bound`] for a multi-threaded tool.
     pub cpus: usize,
+    /// How many times a disturbed run is measured again before it is recorded (`--retries`).
+    pub retries: u32,
     /// The launcher.
     pub launch: &'a mut dyn Launch,
 }
@@ -236,9 +241,11 @@ impl<'a> Subject<'a> {
 }
 
 /// Runs `step` once against `subject`: a warm-up, then the measured run, appended to
-/// `result.repeats` when it gave a run. Returns the problems that made the step invalid
-/// without stopping the run (`ENDPOINT STEP: reason`, one each); an `Err` is what must stop it
-/// (a signal, a tool that cannot be started). `what` names the step on the progress line.
+/// `result.repeats` when it gave a run. A run the machine disturbed ([`machine::disturbed`]) is
+/// set aside and measured again, up to [`Load::retries`] times, and recorded marked when it never
+/// ran clean. Returns the problems that made the step invalid without stopping the run
+/// (`ENDPOINT STEP: reason`, one each); an `Err` is what must stop it (a signal, a tool that
+/// cannot be started). `what` names the step on the progress line.
 pub fn run(
     load: &mut Load<'_>,
     subject: &mut Subject<'_>,
@@ -255,7 +262,6 @@ pub fn run(
     if let Some(why) = subject.gone("had exited before") {
         return Ok(vec![void(result, why)]);
     }
-    let url = format!("http://{}{}", subject.addr, step.endpoint);
     if step.mode == loadgen::Mode::Http10KeepAlive {
         let addr = subject.addr;
         let check = subject
@@ -270,6 +276,66 @@ pub fn run(
             );
         }
     }
+    let mut discarded = 0;
+    loop {
+        let label = match discarded {
+            0 => what.to_string(),
+            n => format!("{what} again ({n}: the machine was busy)"),
+        };
+        let (mut run, why) = match measure(load, subject, step, progress, &label)? {
+            Measured::Void(why) => return Ok(vec![void(result, why)]),
+            Measured::Run(run, why) => (run, why),
+        };
+        if run.disturbed && why.is_empty() && discarded < load.retries {
+            discarded += 1;
+            continue;
+        }
+        run.discarded = discarded;
+        result.tool_command = run_argv(load, subject, step)?;
+        result.repeats.push(*run);
+        return Ok(why.into_iter().map(|w| void(result, w)).collect());
+    }
+}
+
+/// The argv of a step's measured run (its port is the subject's).
+fn run_argv(load: &Load<'_>, subject: &Subject<'_>, step: &Step) -> anyhow::Result<Vec<String>> {
+    match &step.probe {
+        Some(p) if step.connections == 0 => {
+            let url = format!("http://{}{}", subject.addr, p.endpoint);
+            Ok(Tool::Builtin.argv(&probe_spec(p, step), &url, load.loadgen)?)
+        }
+        _ => {
+            let url = format!("http://{}{}", subject.addr, step.endpoint);
+            Ok(load.tool.argv(&spec(step), &url, load.loadgen)?)
+        }
+    }
+}
+
+/// What one measured attempt of a step gave.
+enum Measured {
+    /// Nothing to record, and why.
+    Void(String),
+    /// A run, and why it is not valid (empty: it is).
+    Run(Box<Run>, Vec<String>),
+}
+
+/// The least length of a count-bounded step's measured window (`--quick` aside): the count is
+/// run again, back to back, until the windows add up to it.
+pub const MIN_COUNT_STEP: Duration = Duration::from_secs(5);
+
+/// The most rounds of a count-bounded step.
+const MAX_ROUNDS: u32 = 200;
+
+/// One attempt: the warm-up, then the measured run (rounds of a count until
+/// [`MIN_COUNT_STEP`]), with the server's tree, the tool's and the machine read throughout.
+fn measure(
+    load: &mut Load<'_>,
+    subject: &mut Subject<'_>,
+    step: &Step,
+    progress: &mut Progress,
+    what: &str,
+) -> anyhow::Result<Measured> {
+    let url = format!("http://{}{}", subject.addr, step.endpoint);
     // The probe (E4): the built-in generator, a small load on its own endpoint, beside the
     // measured run; a step of no connections is the probe alone.
     let probe = match &step.probe {
@@ -295,7 +361,6 @@ pub fn run(
             Err(Failure::Other(e)) => return Err(e),
         }
     }
-    // The measured run, with the server's process tree sampled throughout.
     let (tool, spec, argv) = match &probe {
         Some((spec, argv)) if alone => (Tool::Builtin, spec.clone(), argv.clone()),
         _ => {
@@ -304,50 +369,117 @@ pub fn run(
             (load.tool, spec, argv)
         }
     };
-    result.tool_command = argv.clone();
+    let counted = spec.duration.is_none() && !load.quick;
     progress.phase(what.to_string(), spec.duration);
+    // The measured run, with the server's process tree and the machine read throughout.
+    let t0 = std::time::Instant::now();
     let sampler = subject.pid().map(|pid| Sampler::start(pid, SAMPLE_EVERY));
+    let clock = machine::Clock::now();
     let lim = limit(&spec, load.quick);
-    let (output, beside) = match &probe {
-        Some((pspec, pargv)) if !alone => {
-            let (o, b) =
-                load.launch
-                    .launch_beside(&argv, lim, pargv, limit(pspec, load.quick), &mut || {
-                        progress.tick()
-                    });
-            (o, Some(b))
+    let mut rounds: Vec<(Run, Output)> = Vec::new();
+    let mut beside = None;
+    loop {
+        let (output, b) = match &probe {
+            Some((pspec, pargv)) if !alone => {
+                let (o, b) = load.launch.launch_beside(
+                    &argv,
+                    lim,
+                    pargv,
+                    limit(pspec, load.quick),
+                    &mut || progress.tick(),
+                );
+                (o, Some(b))
+            }
+            _ => (
+                load.launch.launch(&argv, lim, &mut || progress.tick()),
+                None,
+            ),
+        };
+        beside = beside.or(b);
+        let output = match output {
+            Ok(o) => o,
+            Err(Failure::Other(e)) => return Err(e),
+            Err(f) => return Ok(Measured::Void(f.into_error(tool.name()).to_string())),
+        };
+        let run = match measured(tool, &output) {
+            Ok(run) => run,
+            Err(e) => return Ok(Measured::Void(e.to_string())),
+        };
+        let failed = verdict::failed(tool.name(), &run).is_some();
+        rounds.push((run, output));
+        let so_far: f64 = rounds.iter().map(|(r, _)| r.duration_s).sum();
+        if !counted
+            || failed
+            || so_far >= MIN_COUNT_STEP.as_secs_f64()
+            || rounds.len() as u32 >= MAX_ROUNDS
+            || subject.gone("exited during").is_some()
+        {
+            break;
         }
-        _ => (
-            load.launch.launch(&argv, lim, &mut || progress.tick()),
-            None,
-        ),
-    };
-    let usage = sampler.and_then(Sampler::finish);
-    let output = match output {
-        Ok(o) => o,
-        Err(Failure::Other(e)) => return Err(e),
-        Err(f) => {
-            return Ok(vec![void(result, f.into_error(tool.name()).to_string())]);
-        }
-    };
-    let mut run = match measured(tool, &output) {
-        Ok(run) => run,
-        Err(e) => return Ok(vec![void(result, e.to_string())]),
-    };
-    if let Some(u) = usage {
-        add_usage(&mut run, &u);
+        signals::check()?;
     }
-    add_tool_usage(&mut run, tool, load.cpus, output.usage.as_ref());
+    let series = sampler.and_then(Sampler::finish);
+    let machine = clock.zip(machine::Clock::now()).map(|(a, b)| a.until(&b));
+    let n_rounds = rounds.len() as u32;
+    let tool_usage = tool_window(&rounds);
+    let tool_whole_cpu_s: f64 = rounds
+        .iter()
+        .filter_map(|(_, o)| o.usage.as_ref())
+        .map(|s| s.usage().cpu_s)
+        .sum();
+    let mut run = merge_rounds(rounds.iter().map(|(r, _)| r.clone()).collect());
+    if counted {
+        run.rounds = Some(n_rounds);
+    }
+    let server = series.as_ref().map(Series::usage);
+    if let Some(u) = &server {
+        add_usage(&mut run, u);
+    }
+    // The window the CPU shares are measured over: the server's, else the tool's.
+    let window_s = server.map_or(run.duration_s, |u| u.wall_s);
+    run.unmeasured = verdict::too_short(window_s);
+    let measurable = run.unmeasured.is_none();
+    if !measurable {
+        run.server_cpu_percent = None;
+    }
+    add_tool_usage(
+        &mut run,
+        tool.threads(load.cpus),
+        load.cpus,
+        tool_usage.as_ref().filter(|_| measurable),
+    );
     if spec.pipeline > 1 {
         tools::pipelined(tool, spec.pipeline, &mut run);
     }
     if alone {
         run.probe = Some(Box::new(probe_only(&run)));
     }
+    let mut why = Vec::new();
+    let mut probe_cpu_s = 0.0;
     match beside {
         Some(Ok(o)) => match measured(Tool::Builtin, &o) {
             Ok(mut p) => {
-                add_tool_usage(&mut p, Tool::Builtin, load.cpus, o.usage.as_ref());
+                let u = o.usage.as_ref().map(|s| s.last(p.duration_s));
+                probe_cpu_s = o.usage.as_ref().map_or(0.0, |s| s.usage().cpu_s);
+                add_tool_usage(
+                    &mut p,
+                    Tool::Builtin.threads(load.cpus),
+                    load.cpus,
+                    u.as_ref().filter(|_| measurable),
+                );
+                if let Some((main, _)) = rounds.first() {
+                    let w = Windows {
+                        load: window_of(&rounds[0].1, main.duration_s, t0),
+                        probe: window_of(&o, p.duration_s, t0),
+                    };
+                    if !w.probe_inside() {
+                        why.push(format!(
+                            "the probe's measured window ({:.1}–{:.1} s) is not inside the load's ({:.1}–{:.1} s), so it did not measure the server under that load",
+                            w.probe[0], w.probe[1], w.load[0], w.load[1]
+                        ));
+                    }
+                    run.windows = Some(w);
+                }
                 run.probe = Some(Box::new(p));
             }
             Err(e) => run.notes.push(format!("the probe on {PROBE}: {e}")),
@@ -359,15 +491,85 @@ pub fn run(
         )),
         None => {}
     }
-    let mut problems = Vec::new();
-    if let Some(why) = no_answer(tool, &run) {
-        problems.push(void(result, why));
+    if let (Some(w), true) = (machine, measurable) {
+        let accounted = server.map(|u| u.cpu_s + tool_whole_cpu_s + probe_cpu_s);
+        let i = w.interference(
+            accounted,
+            server.map(|u| u.wait_s),
+            tool_usage.map(|u| (u.wait_s, u.wall_s)),
+        );
+        run.disturbed_reason = machine::disturbed(&i);
+        run.disturbed = run.disturbed_reason.is_some();
+        run.interference = Some(i);
     }
-    if let Some(why) = subject.gone("exited during") {
-        problems.push(void(result, why));
+    if let Some(w) = verdict::failed(tool.name(), &run) {
+        why.push(w);
     }
-    result.repeats.push(run);
-    Ok(problems)
+    if let Some(w) = subject.gone("exited during") {
+        why.push(w);
+    }
+    Ok(Measured::Run(Box::new(run), why))
+}
+
+/// `[start, end]` of a tool's measured window, seconds from `t0`: the last `duration_s`
+/// seconds before it exited.
+fn window_of(o: &Output, duration_s: f64, t0: std::time::Instant) -> [f64; 2] {
+    let end = (o.started + o.elapsed)
+        .saturating_duration_since(t0)
+        .as_secs_f64();
+    let r = |x: f64| (x * 100.0).round() / 100.0;
+    [r((end - duration_s).max(0.0)), r(end)]
+}
+
+/// The tool's use over the measured windows of its rounds, added up; `None` when it was not
+/// sampled.
+fn tool_window(rounds: &[(Run, Output)]) -> Option<Usage> {
+    let mut sum: Option<Usage> = None;
+    for (run, out) in rounds {
+        let Some(u) = out.usage.as_ref().map(|s| s.last(run.duration_s)) else {
+            continue;
+        };
+        let s = sum.get_or_insert_with(Usage::default);
+        s.cpu_s += u.cpu_s;
+        s.wait_s += u.wait_s;
+        s.busiest_thread_s += u.busiest_thread_s;
+        s.wall_s += u.wall_s;
+    }
+    sum
+}
+
+/// The rounds of a count-bounded step as one run: requests, errors and the window added up,
+/// rates over the whole, latency percentiles the median of the rounds' (the tools report no
+/// histogram to merge), notes once each.
+pub fn merge_rounds(mut runs: Vec<Run>) -> Run {
+    if runs.len() <= 1 {
+        return runs.pop().unwrap_or_default();
+    }
+    let mut m = crate::results::median(&runs).unwrap_or_default();
+    let requests: u64 = runs.iter().map(|r| r.requests).sum();
+    let duration: f64 = runs.iter().map(|r| r.duration_s).sum();
+    let bytes: f64 = runs
+        .iter()
+        .map(|r| r.transfer_bytes_per_s * r.duration_s)
+        .sum();
+    m.requests = requests;
+    m.duration_s = round3(duration);
+    if duration > 0.0 {
+        m.requests_per_s = round2(requests as f64 / duration);
+        m.transfer_bytes_per_s = round2(bytes / duration);
+    }
+    m.latency_us.max = runs.iter().filter_map(|r| r.latency_us.max).max();
+    let mut e = crate::results::Errors::default();
+    for r in &runs {
+        e.connect += r.errors.connect;
+        e.read += r.errors.read;
+        e.write += r.errors.write;
+        e.timeout += r.errors.timeout;
+        e.status += r.errors.status;
+        e.other += r.errors.other;
+    }
+    m.errors = e;
+    m
 }
 
 /// The endpoint a probe loads, for notes.
@@ -397,6 +599,8 @@ fn probe_only(run: &Run) -> Run {
         server_cpu_percent: None,
         server_cpu_s: None,
         cpu_us_per_request: None,
+        cpu_user_us_per_request: None,
+        cpu_kernel_us_per_request: None,
         probe: None,
         ..run.clone()
     }
@@ -424,19 +628,21 @@ pub fn cpus_allowed() -> usize {
     pin::allowed().map_or(1, |v| v.len().max(1))
 }
 
-/// Fills the tool-side fields of `run`: its CPU percent over the measured run (from `u`, its
-/// process tree's readings), the CPUs it could use (`given`, or fewer for a single-threaded
-/// tool) and whether it used at least [`TOOL_BOUND_SHARE`] of them; the built-in generator is
-/// also bound when its report says so (set by its parser).
-pub fn add_tool_usage(run: &mut Run, tool: Tool, given: usize, u: Option<&Usage>) {
-    let cpus = tool.max_cpus().map_or(given, |m| m.min(given)).max(1);
-    run.tool_cpus = Some(cpus);
+/// Fills the tool-side fields of `run` from `u`, its use over its measured window (`None`:
+/// not measured, or a window too short): its CPU percent, its busiest thread's, the CPUs it
+/// could keep busy, and the one verdict of [`verdict::tool_bound`].
+pub fn add_tool_usage(run: &mut Run, threads: Threads, given: usize, u: Option<&Usage>) {
+    run.tool_cpus = Some(match threads {
+        Threads::One => 1,
+        Threads::Many { cpus } => cpus.min(given.max(1)),
+    });
+    run.tool_bound = false;
     let Some(u) = u.filter(|u| u.wall_s > 0.0) else {
         return;
     };
-    let percent = round2(u.cpu_percent());
-    run.tool_cpu_percent = Some(percent);
-    run.tool_bound |= percent >= TOOL_BOUND_SHARE * 100.0 * cpus as f64;
+    run.tool_cpu_percent = Some(round2(u.cpu_percent()));
+    run.tool_busiest_thread_percent = Some(round2(u.busiest_thread_percent()));
+    run.tool_bound = verdict::tool_bound(threads, u);
 }
 
 /// Fills the server-side fields of `run` from what the sampler saw.
@@ -448,22 +654,10 @@ pub fn add_usage(run: &mut Run, u: &Usage) {
     });
     run.server_cpu_percent = Some(round2(u.cpu_percent()));
     run.server_cpu_s = Some(round3(u.cpu_s));
-    run.cpu_us_per_request =
-        (run.requests > 0).then(|| round3(u.cpu_s * 1e6 / run.requests as f64));
-}
-
-/// Why `run` measured nothing, if it got no answer at all: a load host out of ephemeral
-/// ports, say, spends the whole step in connect(), and its zeros are not a result.
-pub fn no_answer(tool: Tool, run: &Run) -> Option<String> {
-    let e = &run.errors;
-    let failed = e.connect + e.read + e.write + e.timeout;
-    (run.requests.saturating_sub(failed) == 0).then(|| {
-        format!(
-            "{} got no answer in the measured window ({} requests, {failed} socket errors)",
-            tool.name(),
-            run.requests
-        )
-    })
+    let per_request = |s: f64| (run.requests > 0).then(|| round3(s * 1e6 / run.requests as f64));
+    run.cpu_us_per_request = per_request(u.cpu_s);
+    run.cpu_user_us_per_request = u.user_s.and_then(per_request);
+    run.cpu_kernel_us_per_request = u.kernel_s.and_then(per_request);
 }
 
 /// Marks `result` invalid; the first reason is the one kept.
@@ -511,7 +705,6 @@ mod tests {
     use loadgen::Mode;
 
     use super::*;
-    use crate::results::Errors;
 
     /// A server that is alive for the first `alive` questions, then gone.
     struct Fake {
@@ -560,6 +753,7 @@ mod tests {
             stdout: stdout.into(),
             stderr: stderr.into(),
             status: ExitStatus::from_raw(code << 8),
+            started: std::time::Instant::now(),
             elapsed: Duration::from_secs(1),
             usage: None,
         })
@@ -606,6 +800,7 @@ mod tests {
             loadgen: Path::new("/x/loadgen"),
             quick: true,
             cpus: 1,
+            retries: 0,
             launch: &mut launch,
         };
         let got = run(
@@ -707,6 +902,43 @@ mod tests {
     }
 
     #[test]
+    fn a_probe_measured_after_the_load_voids_the_step() {
+        let mut s = step(Mode::KeepAlive);
+        s.probe = Some(crate::experiment::probe(Duration::from_secs(2), true));
+        let later = |o: Result<Output, Failure>, by: Duration| {
+            o.map(|mut o| {
+                o.started += by;
+                o
+            })
+        };
+        // The load's window ends about 1 s in; the probe's starts 5 s in: after the load.
+        let answers = vec![
+            exited(0, "", ""),
+            exited(0, &report(), ""),
+            later(exited(0, &report(), ""), Duration::from_secs(5)),
+        ];
+        let (got, r, _) = once(&s, answers, None, None);
+        let problems = got.unwrap();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].starts_with("/hello c50: the probe's measured window (4.0–6.0 s) is not inside the load's (0.0–1.0 s)"),
+            "{problems:?}"
+        );
+        assert!(!r.valid);
+        let w = r.repeats[0].windows.unwrap();
+        assert!(!w.probe_inside(), "{w:?}");
+        // Beside it: inside, and recorded.
+        let answers = vec![
+            exited(0, "", ""),
+            exited(0, &report(), ""),
+            exited(0, &report(), ""),
+        ];
+        let (got, r, _) = once(&s, answers, None, None);
+        assert_eq!(got.unwrap(), Vec::<String>::new());
+        assert!(r.valid && r.repeats[0].windows.unwrap().probe_inside());
+    }
+
+    #[test]
     fn a_server_gone_before_the_step_runs_nothing() {
         let s = step(Mode::KeepAlive);
         let mut server = Fake {
@@ -797,37 +1029,18 @@ mod tests {
     fn decisions() {
         let mut run = Run {
             requests: 5,
-            errors: Errors {
-                connect: 3,
-                timeout: 2,
-                ..Errors::default()
-            },
             ..Run::default()
         };
-        assert_eq!(
-            no_answer(Tool::Wrk, &run).as_deref(),
-            Some("wrk got no answer in the measured window (5 requests, 5 socket errors)")
-        );
-        run.requests = 6;
-        assert_eq!(no_answer(Tool::Wrk, &run), None);
-        // Error statuses are answers.
-        let statuses = Run {
-            requests: 4,
-            errors: Errors {
-                status: 4,
-                ..Errors::default()
-            },
-            ..Run::default()
-        };
-        assert_eq!(no_answer(Tool::Ab, &statuses), None);
-
         let u = Usage {
             rss_start_kb: 10,
             rss_peak_kb: 30,
             rss_end_kb: 20,
             cpu_s: 0.0123456,
+            user_s: Some(0.0023456),
+            kernel_s: Some(0.01),
             wall_s: 2.0,
             processes: 1,
+            ..Usage::default()
         };
         add_usage(&mut run, &u);
         assert_eq!(
@@ -836,33 +1049,72 @@ mod tests {
         );
         assert_eq!(run.server_cpu_s, Some(0.012));
         assert_eq!(run.server_cpu_percent, Some(0.62));
-        assert_eq!(run.cpu_us_per_request, Some(2057.6));
+        assert_eq!(run.cpu_us_per_request, Some(2469.12));
+        assert_eq!(
+            (run.cpu_user_us_per_request, run.cpu_kernel_us_per_request),
+            (Some(469.12), Some(2000.0))
+        );
 
-        // The tool's own CPU: bound at 90 % of the CPUs it could use.
-        let busy = |cpu_s: f64| Usage {
+        // The tool's own CPU: a multi-threaded tool is bound at 90 % of the CPUs it could use.
+        let busy = |cpu_s: f64, busiest_thread_s: f64| Usage {
             cpu_s,
+            busiest_thread_s,
             wall_s: 2.0,
             ..Usage::default()
         };
         let mut r = Run::default();
-        add_tool_usage(&mut r, Tool::K6, 2, Some(&busy(3.5)));
+        add_tool_usage(&mut r, Tool::K6.threads(2), 2, Some(&busy(3.5, 1.0)));
         assert_eq!(
             (r.tool_cpu_percent, r.tool_cpus, r.tool_bound),
             (Some(175.0), Some(2), false)
         );
-        add_tool_usage(&mut r, Tool::K6, 2, Some(&busy(3.6)));
+        add_tool_usage(&mut r, Tool::K6.threads(2), 2, Some(&busy(3.6, 1.0)));
         assert!(r.tool_bound, "180 % of 2 CPUs");
-        // wrk -t1 uses one CPU of the two it is given.
-        let mut r = Run::default();
-        add_tool_usage(&mut r, Tool::Wrk, 2, Some(&busy(1.9)));
-        assert_eq!((r.tool_cpus, r.tool_bound), (Some(1), true));
-        // Not seen: no figure, not bound; the built-in generator's own verdict stays.
+        // wrk -t1, the built-in generator: one thread of the two CPUs it is given.
+        for tool in [Tool::Wrk, Tool::Builtin, Tool::Ab, Tool::Autocannon] {
+            let mut r = Run::default();
+            add_tool_usage(&mut r, tool.threads(2), 2, Some(&busy(1.9, 1.85)));
+            assert_eq!((r.tool_cpus, r.tool_bound), (Some(1), true), "{tool}");
+            add_tool_usage(&mut r, tool.threads(2), 2, Some(&busy(1.9, 1.7)));
+            assert!(!r.tool_bound, "{tool}: its busiest thread used 85 %");
+        }
+        // Not seen: no figure and no verdict (the built-in generator's own note is a note).
         let mut r = Run {
             tool_bound: true,
             ..Run::default()
         };
-        add_tool_usage(&mut r, Tool::Builtin, 1, None);
-        assert_eq!((r.tool_cpu_percent, r.tool_bound), (None, true));
+        add_tool_usage(&mut r, Tool::Builtin.threads(1), 1, None);
+        assert_eq!((r.tool_cpu_percent, r.tool_bound), (None, false));
+
+        // Rounds of a count: added up, rates over the whole.
+        let round = |requests: u64, d: f64, p99: u64, status: u64| Run {
+            requests,
+            duration_s: d,
+            requests_per_s: requests as f64 / d,
+            transfer_bytes_per_s: 100.0 * requests as f64 / d,
+            latency_us: crate::results::Latency {
+                p99: Some(p99),
+                max: Some(p99 * 2),
+                ..Default::default()
+            },
+            errors: crate::results::Errors {
+                status,
+                ..Default::default()
+            },
+            ..Run::default()
+        };
+        let m = merge_rounds(vec![
+            round(1000, 0.5, 100, 0),
+            round(1000, 1.5, 300, 2),
+            round(1000, 1.0, 200, 1),
+        ]);
+        assert_eq!(
+            (m.requests, m.duration_s, m.requests_per_s),
+            (3000, 3.0, 1000.0)
+        );
+        assert_eq!(m.transfer_bytes_per_s, 100_000.0);
+        assert_eq!((m.latency_us.p99, m.latency_us.max), (Some(200), Some(600)));
+        assert_eq!(m.errors.status, 3);
 
         let mut r = results_for(&[step(Mode::KeepAlive)]).remove(0);
         invalidate(&mut r, "first");

@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use crate::results::{Results, StepResult};
 
 use super::super::chart::paired;
-use super::super::{escape, grouped, step_ids, tool_bound};
+use super::super::{disturbed, escape, grouped, step_ids, tool_bound};
 
 /// The markdown report of one results file, as HTML pieces.
 pub(super) struct Doc {
@@ -229,12 +229,26 @@ fn cell(out: &mut String, text: &str, num: bool, step: Option<&StepResult>, mark
         if !st.valid && text == "invalid" {
             class.push("invalid");
             title = st.invalid_reason.clone();
-        } else if mark_bound && st.valid && tool_bound(st) {
+        } else if mark_bound && st.valid && (tool_bound(st) || disturbed(st)) {
             class.push("bound");
-            title = Some("the load generator was ≥ 90 % busy: it may have set the pace".into());
-            if !shown.contains('†') {
-                shown.push_str(" †");
+            let mut why = Vec::new();
+            if tool_bound(st) {
+                why.push("† the load generator was ≥ 90 % busy: it may have set the pace");
+                if !shown.contains('†') {
+                    shown.push_str(" †");
+                }
             }
+            if disturbed(st) {
+                why.push("‡ the machine was busy (other work, steal or CPU waits): it may have set the figure");
+                if !shown.contains('‡') {
+                    shown.push_str(if shown.ends_with('†') {
+                        "‡"
+                    } else {
+                        " ‡"
+                    });
+                }
+            }
+            title = Some(why.join("; "));
         }
     }
     out.push_str("<td");

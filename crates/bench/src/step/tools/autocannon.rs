@@ -288,7 +288,7 @@ mod tests {
             .parse(&data("autocannon-refused.json"), "")
             .unwrap();
         assert_eq!((r.requests, r.errors.read), (9170, 9170));
-        assert!(crate::step::no_answer(Tool::Autocannon, &r).is_some());
+        assert!(crate::step::verdict::failed(Tool::Autocannon.name(), &r).is_some());
         let e = Tool::Autocannon
             .parse("", "Error: connect ECONNREFUSED")
             .unwrap_err();

@@ -24,6 +24,7 @@ use std::time::Duration;
 
 pub use loadgen::{Mode, Stage};
 
+use super::verdict::Threads;
 use crate::results::Run;
 
 mod ab;
@@ -334,13 +335,14 @@ impl Tool {
         matches!((self, code), (_, Some(0)) | (Tool::K6, Some(99)))
     }
 
-    /// How many CPUs the tool can keep busy with `spec` at most, when that is fewer than it
-    /// may be given: wrk as run here (`-t1`), ab and autocannon (one Node.js thread) use one.
-    /// `None`: as many as it is given (oha, k6 and the built-in generator are multi-threaded).
-    pub fn max_cpus(self) -> Option<usize> {
+    /// How the tool uses CPUs as `bench` runs it, given `cpus` it may run on: wrk (`-t1`),
+    /// ab, autocannon (one Node.js event loop, beside its GC and libuv threads) and the
+    /// built-in generator (one worker thread: `bench` never passes `-t`) do their work on one
+    /// thread; oha and k6 spread it over every CPU they may use.
+    pub fn threads(self, cpus: usize) -> Threads {
         match self {
-            Tool::Wrk | Tool::Ab | Tool::Autocannon => Some(1),
-            Tool::Builtin | Tool::Oha | Tool::K6 => None,
+            Tool::Wrk | Tool::Ab | Tool::Autocannon | Tool::Builtin => Threads::One,
+            Tool::Oha | Tool::K6 => Threads::Many { cpus: cpus.max(1) },
         }
     }
 
