@@ -1415,3 +1415,69 @@ fn steps_picks_steps_by_id_and_refuses_an_unknown_one() {
     );
     assert!(line.starts_with("bench: "), "{line}");
 }
+
+#[test]
+fn e5_with_ab_end_to_end() {
+    if !Tool::Ab.available(Path::new("")) {
+        return tool_missing(
+            "ab",
+            "apt-get install apache2-utils; scripts/install-peers.sh does",
+        );
+    }
+    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let bins = bin_dir();
+    let out_dir = scratch("e5-ab");
+    let (out, seen, elapsed) = bench_in(
+        &[
+            "run",
+            "e5",
+            "--quick",
+            "--tool",
+            "ab",
+            "--servers",
+            "server-prebuilt",
+        ],
+        (&bins, &out_dir),
+        &[],
+        Duration::from_secs(180),
+    );
+    let stdout = text(&out.stdout);
+    println!("{stdout}\nin {elapsed:.1?}");
+    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
+    let names: Vec<&str> = seen.values().map(|s| s.comm.as_str()).collect();
+    assert!(names.contains(&"ab"), "{names:?}");
+    let r = only_results(&out_dir);
+    assert_eq!(r.tool, "ab");
+    let steps = &r.servers[0].steps;
+    assert_eq!(
+        steps.iter().map(|s| s.step.as_str()).collect::<Vec<_>>(),
+        ["c1", "c10", "c100"]
+    );
+    for st in steps {
+        assert!(st.valid, "{st:?}");
+        assert!(st.tool_command[0].ends_with("ab"), "{st:?}");
+        assert!(st.tool_command.contains(&"-k".to_string()), "{st:?}");
+        let m = st.median.as_ref().unwrap();
+        // ab -k -n 2000: every request answered, HTTP/1.0 keep-alive, the contract's bytes.
+        assert_eq!((m.requests, m.errors.total()), (2000, 0), "{m:?}");
+        assert!(m.bytes_per_response > 100.0, "{m:?}");
+        // A window under a second: no CPU shares or tool verdict, and the reason.
+        assert!(
+            m.unmeasured.is_some() && m.tool_cpu_percent.is_none() && !m.tool_bound,
+            "{m:?}"
+        );
+    }
+    fs::remove_dir_all(&out_dir).ok();
+}
+
+/// A test that needs `tool` and finds it missing: fails when the suite must have every tool
+/// (`BENCH_REQUIRE_TOOLS=1`, which `.ci/run` sets), else says so on stderr, past the test
+/// harness's capture.
+fn tool_missing(tool: &str, install: &str) {
+    use std::io::Write;
+    let line = format!("{tool} is not installed ({install})");
+    if std::env::var_os("BENCH_REQUIRE_TOOLS").is_some_and(|v| v == "1") {
+        panic!("{line}; BENCH_REQUIRE_TOOLS=1 asks for every tool");
+    }
+    let _ = writeln!(std::io::stderr(), "skipped: {line}");
+}

@@ -138,6 +138,10 @@ fn e3_header_and_tables() {
             "3.2",
             "99.1",
             "12.22",
+            "n/a",
+            "n/a",
+            "n/a",
+            "n/a",
             "n/a"
         ]
     );
@@ -410,10 +414,10 @@ fn e2_and_e5_shapes() {
 #[test]
 fn html_page_is_self_contained_grouped_and_marked() {
     let mut e3 = load("results-e3.json");
-    // One step the load generator capped, as the built-in tool notes it.
-    let busy = "loadgen was busy: a worker thread used 97 % of a CPU, so it may have set the pace";
+    // One step the load generator capped (its busiest thread at 97 % of a CPU).
     let st = &mut e3.servers[0].steps[0];
-    st.repeats[0].notes.push(busy.into());
+    st.repeats[0].tool_busiest_thread_percent = Some(97.0);
+    st.repeats[0].tool_bound = true;
     st.finish();
     let mut older = load("results-e3.json");
     older.started_utc = "2026-11-28T10:00:00Z".into();
@@ -503,7 +507,7 @@ fn tool_bound_steps_and_partial_runs_are_marked() {
         "{sentence}"
     );
     let res = table(&md, "## Resources (server process tree, median of repeats)");
-    assert_eq!(res.1[0][8], "99.5 †");
+    assert_eq!(res.1[0][10], "99.5 †");
     // The chart marks the tool-bound step's requests/s bar (its label ends in `†`).
     let svg = svg_string(&r);
     assert!(
@@ -539,4 +543,73 @@ fn tool_bound_steps_and_partial_runs_are_marked() {
         "> **Partial run: interrupted by SIGINT after 4 of 18 step runs.** This file was written after the last step that finished; the steps that had not run read `n/a`, and a step's median is over the repeats it had."
     );
     assert!(svg_string(&r).contains("PARTIAL RUN"));
+}
+
+#[test]
+fn disturbed_steps_and_the_cpu_split_are_shown() {
+    use bench::results::Interference;
+    // A file from before the machine was measured says it cannot tell.
+    let r = load("results-e3.json");
+    let md = markdown(&r);
+    assert!(
+        md.contains("**The machine:** this file does not record what else ran"),
+        "{md}"
+    );
+
+    // Every step measured on a quiet machine, with the CPU split; one step disturbed.
+    let mut r = load("results-e3.json");
+    for s in &mut r.servers {
+        for st in &mut s.steps {
+            for run in st.repeats.iter_mut().chain(st.median.as_mut()) {
+                run.interference = Some(Interference {
+                    other_cpu_percent: Some(1.5),
+                    steal_percent: 0.2,
+                    server_wait_percent: Some(0.8),
+                    tool_wait_percent: Some(1.0),
+                });
+                run.cpu_user_us_per_request = Some(4.0);
+                run.cpu_kernel_us_per_request = Some(8.22);
+            }
+        }
+    }
+    let quiet = markdown(&r);
+    assert!(
+        quiet.contains("**The machine:** quiet in every step: other work took at most 2 % of a CPU, steal at most 0 %, and the server waited for a CPU at most 1 % of the time (limits: 10 %, 5 %, 5 %)."),
+        "{quiet}"
+    );
+    assert!(!quiet.contains(" ‡ |") && !quiet.contains("‡ |"), "{quiet}");
+    let st = &mut r.servers[0].steps[0];
+    for run in st.repeats.iter_mut() {
+        run.interference.as_mut().unwrap().other_cpu_percent = Some(47.0);
+        run.disturbed = true;
+        run.disturbed_reason = Some("other work took 47 % of a CPU".into());
+    }
+    st.finish();
+    let md = markdown(&r);
+    let sentence = md
+        .lines()
+        .find(|l| l.starts_with("**The machine's figures, not the server's:**"))
+        .unwrap_or_else(|| panic!("no sentence in:\n{md}"));
+    assert!(
+        sentence.contains("in 1 of the steps below")
+            && sentence.contains("server-prebuilt / c100 (other work took 47 % of a CPU)"),
+        "{sentence}"
+    );
+    let root = table(&md, "## `/`");
+    assert_eq!(cell(&root, "server-prebuilt", "req/s c100"), "81,103 ‡");
+    assert_eq!(cell(&root, "server-prebuilt", "req/s c1000"), "79,851");
+    let res = table(&md, "## Resources (server process tree, median of repeats)");
+    assert_eq!(
+        res.1[0][7..].to_vec(),
+        ["12.22", "4.00", "8.22", "n/a", "47.0 ‡", "0.8"]
+    );
+    // The chart: the disturbed bar's label, the legend, and the CPU split as two segments.
+    let svg = svg_string(&r);
+    assert!(svg.contains(" ‡</text>"), "no disturbed bar label");
+    assert!(svg.contains("the machine was busy"), "no legend entry");
+    assert!(
+        svg.contains("kernel: system calls and loopback TCP"),
+        "no CPU split legend"
+    );
+    assert!(svg.contains("12.22 (4.00 + 8.22)"), "no split label");
 }

@@ -654,10 +654,15 @@ pub fn add_usage(run: &mut Run, u: &Usage) {
     });
     run.server_cpu_percent = Some(round2(u.cpu_percent()));
     run.server_cpu_s = Some(round3(u.cpu_s));
-    let per_request = |s: f64| (run.requests > 0).then(|| round3(s * 1e6 / run.requests as f64));
-    run.cpu_us_per_request = per_request(u.cpu_s);
-    run.cpu_user_us_per_request = u.user_s.and_then(per_request);
-    run.cpu_kernel_us_per_request = u.kernel_s.and_then(per_request);
+    let n = run.requests;
+    run.cpu_us_per_request = per_request(Some(u.cpu_s), n);
+    run.cpu_user_us_per_request = per_request(u.user_s, n);
+    run.cpu_kernel_us_per_request = per_request(u.kernel_s, n);
+}
+
+/// `s` seconds over `n` requests, in µs; `None` without either.
+fn per_request(s: Option<f64>, n: u64) -> Option<f64> {
+    Some(round3(s? * 1e6 / (n > 0).then_some(n)? as f64))
 }
 
 /// Marks `result` invalid; the first reason is the one kept.

@@ -233,13 +233,13 @@ fn cell(out: &mut String, text: &str, num: bool, step: Option<&StepResult>, mark
             class.push("bound");
             let mut why = Vec::new();
             if tool_bound(st) {
-                why.push("† the load generator was ≥ 90 % busy: it may have set the pace");
+                why.push("the load generator was ≥ 90 % busy: it may have set the pace");
                 if !shown.contains('†') {
                     shown.push_str(" †");
                 }
             }
             if disturbed(st) {
-                why.push("‡ the machine was busy (other work, steal or CPU waits): it may have set the figure");
+                why.push("the machine was busy (other work, steal or CPU waits): it may have set the figure");
                 if !shown.contains('‡') {
                     shown.push_str(if shown.ends_with('†') {
                         "‡"
