@@ -411,9 +411,10 @@ mod tests {
         assert!(u.wall_s > 0.5 && u.wall_s < 0.9, "{u:?}");
         // One busy thread (less than a CPU when other tests share the machine).
         assert!(u.cpu_s > 0.02 && u.cpu_s <= 0.5, "{u:?}");
-        // Its last 0.35 s (its measured window) hold nearly all of it, its idle start none.
+        // Its last 0.35 s (its measured window; readings 50 ms apart, so up to 0.5 s) hold
+        // nearly all of it, its idle start none.
         let busy = series.last(0.35);
-        assert!(busy.wall_s <= 0.4 && busy.cpu_s > 0.0, "{busy:?}");
+        assert!(busy.wall_s <= 0.5 && busy.cpu_s > 0.0, "{busy:?}");
         assert!(
             busy.cpu_percent() > u.cpu_percent(),
             "{busy:?} against {u:?}"
