@@ -1481,3 +1481,46 @@ fn tool_missing(tool: &str, install: &str) {
     }
     let _ = writeln!(std::io::stderr(), "skipped: {line}");
 }
+
+#[test]
+fn a_count_bounded_step_runs_its_count_until_five_seconds() {
+    // E5's c100 at its default length: ab -k -n 50000, answered in well under 5 s, so the
+    // count runs again until the measured windows add up to 5 s.
+    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let bins = bin_dir();
+    let out_dir = scratch("e5-rounds");
+    let (out, _, elapsed) = bench_in(
+        &[
+            "run",
+            "e5",
+            "--steps",
+            "c100",
+            "--servers",
+            "server-prebuilt",
+        ],
+        (&bins, &out_dir),
+        &[],
+        Duration::from_secs(300),
+    );
+    println!("{}\nin {elapsed:.1?}", text(&out.stdout));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let r = only_results(&out_dir);
+    let st = &r.servers[0].steps[0];
+    assert_eq!((st.step.as_str(), st.requests), ("c100", Some(50_000)));
+    assert!(st.tool_command.contains(&"50000".to_string()), "{st:?}");
+    let m = st.median.as_ref().unwrap();
+    let rounds = m.rounds.expect("rounds recorded");
+    assert!(m.duration_s >= 5.0, "{m:?}");
+    assert_eq!(m.requests, 50_000 * u64::from(rounds), "{m:?}");
+    // Long enough to measure: the CPU shares and the tool's verdict are there.
+    assert!(
+        m.unmeasured.is_none() && m.tool_cpu_percent.is_some(),
+        "{m:?}"
+    );
+    let md = bench::report::markdown(&r);
+    assert!(
+        md.contains(&format!("server-prebuilt /hello c100 ×{rounds}")) || rounds == 1,
+        "{md}"
+    );
+    fs::remove_dir_all(&out_dir).ok();
+}
