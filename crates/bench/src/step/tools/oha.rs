@@ -7,6 +7,10 @@
 //! are left out (the run's notes give their number). Other errors are sorted by their
 //! message: connect, timeout, read (closed, reset), write (broken pipe), else other.
 //! oha's `-z` ignores `-n`, so a step gives one bound.
+//!
+//! Failures: oha's `successRate` counts transport errors only. Every answer, whatever its
+//! status, is in `statusCodeDistribution`; any status but a 2xx is a status error here.
+//! `requests` are the answers and the errors (not the requests aborted at the deadline).
 
 use serde_json::Value;
 
@@ -85,7 +89,7 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
     let mut errors = Errors {
         status: statuses
             .iter()
-            .filter(|(code, _)| code.parse::<u16>().is_ok_and(|c| c >= 400))
+            .filter(|(code, _)| !code.parse::<u16>().is_ok_and(|c| (200..300).contains(&c)))
             .map(|(_, n)| n)
             .fold(0, |a, n| a.saturating_add(*n)),
         ..Errors::default()
@@ -231,6 +235,31 @@ mod tests {
             }
         );
         assert_eq!(r.requests, 1000);
+    }
+
+    #[test]
+    fn every_failed_request_is_counted_in_errors_and_requests() {
+        // status500.py 1, every answer a 500 (tests/data/README.md): oha's own successRate
+        // is 1.0 (no transport error); its status code distribution has the 500s.
+        let r = Tool::Oha.parse(&data("oha-n400-c2-500.json"), "").unwrap();
+        assert_eq!(
+            (r.requests, r.errors.status, r.errors.total()),
+            (400, 400, 400)
+        );
+        // status500.py 50: 8 500s among 400.
+        let r = Tool::Oha
+            .parse(&data("oha-n400-c2-every50.json"), "")
+            .unwrap();
+        assert_eq!((r.requests, r.errors.total()), (400, 8));
+        // A 3xx is not what any step asks for: a failure; a 2xx is not (the same output with
+        // 5 of the 200s made 302s and 3 made 204s, the 500s 200s).
+        let mut v: serde_json::Value =
+            serde_json::from_str(&data("oha-n400-c2-every50.json")).unwrap();
+        v["statusCodeDistribution"] = serde_json::json!({"200": 392, "302": 5, "204": 3});
+        let r = Tool::Oha.parse(&v.to_string(), "").unwrap();
+        assert_eq!((r.requests, r.errors.status), (400, 5));
+        // What oha cannot tell: it follows up to 10 redirects (its default `--redirect`), so
+        // a 3xx with a location is the status of where it led.
     }
 
     #[test]

@@ -8,6 +8,14 @@
 //! reports no latency ([`super::pipelined`]). Its units are binary (`KB` = 1024
 //! bytes) for sizes and `us`/`ms`/`s`/`m`/`h` for times. `--latency` prints p50, p75, p90
 //! and p99: there is no p95.
+//!
+//! Failures: "N requests" counts answers, whatever their status; a status above 399 is also
+//! counted in "Non-2xx or 3xx responses" (`errors.status`: a 3xx or a 204 is a success to
+//! wrk). A connection that fails (connect, read: reset, closed unanswered or unparsable;
+//! write) is a socket error and in no answer count: each is one failed request here, added to
+//! `requests` (with its pipeline script a read error may lose a whole batch, still one). A
+//! timeout is an answer later than `--timeout`, already among the answers; a request never
+//! answered on a connection that stays open is counted nowhere.
 
 use std::path::PathBuf;
 
@@ -80,7 +88,7 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
         .trim()
         .split_once(" requests in ")
         .ok_or_else(|| invalid("the summary line", summary))?;
-    let requests: u64 = count
+    let answers: u64 = count
         .trim()
         .parse()
         .map_err(|_| invalid("the request count", summary))?;
@@ -153,15 +161,22 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
             .map_err(|_| invalid("Non-2xx or 3xx responses", s))?;
     }
 
+    // wrk's count is of answers; a request whose connection failed (connect, read, write)
+    // is in no count but its error's. Its timeouts are late answers, already counted.
+    let requests = answers
+        .saturating_add(errors.connect)
+        .saturating_add(errors.read)
+        .saturating_add(errors.write);
+
     Ok(Run {
         requests,
         duration_s: finite(duration_s),
         requests_per_s: finite(requests_per_s),
         transfer_bytes_per_s: finite(transfer),
-        bytes_per_response: if requests == 0 {
+        bytes_per_response: if answers == 0 {
             0.0
         } else {
-            finite(bytes_read / requests as f64)
+            finite(bytes_read / answers as f64)
         },
         latency_us: Latency {
             mean: mean.filter(|m| m.is_finite()),
@@ -317,6 +332,35 @@ mod tests {
         );
         assert!((r.transfer_bytes_per_s - 635.81 * 1024.0).abs() < 1.0);
         assert_eq!(r.latency_us.p50, Some(346));
+    }
+
+    #[test]
+    fn every_failed_request_is_counted_in_errors_and_requests() {
+        // status500.py 1, every answer a 500 (tests/data/README.md): wrk counts each in its
+        // requests and in "Non-2xx or 3xx responses".
+        let r = Tool::Wrk.parse(&data("wrk-c2-500.txt"), "").unwrap();
+        assert_eq!(
+            (r.requests, r.errors.status, r.errors.total()),
+            (364, 364, 364)
+        );
+        // status500.py 50, every 50th answer a 500: the server answered 362 200s and 7 500s,
+        // two of them after wrk stopped counting.
+        let r = Tool::Wrk.parse(&data("wrk-c2-every50.txt"), "").unwrap();
+        assert_eq!((r.requests, r.errors.total()), (367, 7));
+        // flaky.py: every fifth request is dropped unanswered, a read error that wrk leaves
+        // out of its "requests" (answers only): 32,448 answers and 8,112 dropped.
+        let r = Tool::Wrk.parse(&data("wrk-c20-flaky.txt"), "").unwrap();
+        assert_eq!(r.requests, 32_448 + 8_112);
+        assert_eq!(r.errors.total(), 8_112 + 4_636);
+        // 1.31 MB over the answers, not over the requests.
+        assert!(
+            (r.bytes_per_response - 1.31 * 1048576.0 / 32_448.0).abs() < 1e-6,
+            "{}",
+            r.bytes_per_response
+        );
+        // What wrk cannot tell: its "Non-2xx or 3xx" counts statuses above 399 only, so a
+        // 3xx (or a 204) is a success; a request never answered and never closed is counted
+        // nowhere; a late answer is a timeout and still in its requests (a late 500 is both).
     }
 
     #[test]
