@@ -387,7 +387,16 @@ pub struct Errors {
 impl Errors {
     /// Every failure together.
     pub fn total(&self) -> u64 {
-        self.connect + self.read + self.write + self.timeout + self.status + self.other
+        [
+            self.connect,
+            self.read,
+            self.write,
+            self.timeout,
+            self.status,
+            self.other,
+        ]
+        .into_iter()
+        .fold(0, u64::saturating_add)
     }
 }
 
