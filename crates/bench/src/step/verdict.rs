@@ -23,8 +23,9 @@ pub const FAILED_LIMIT: f64 = 1.0;
 pub const MIN_WINDOW: Duration = Duration::from_secs(1);
 
 /// Why `run` is not a result because its requests failed: none answered, or more than
-/// [`FAILED_LIMIT`] % failed (transport errors, timeouts, k6's failed requests, any status but
-/// the endpoint's expected one, which every tool counts in `errors`). `tool` names the tool.
+/// [`FAILED_LIMIT`] % failed (transport errors, timeouts, k6's failed requests, an answer
+/// outside 2xx: every endpoint a step loads answers 200, and the tools count status classes,
+/// each in `errors`). `tool` names the tool.
 pub fn failed(tool: &str, run: &Run) -> Option<String> {
     let e = &run.errors;
     // A request can fail twice over (wrk counts a late 500 as a timeout and a status error).
