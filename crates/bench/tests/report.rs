@@ -608,7 +608,7 @@ fn disturbed_steps_and_the_cpu_split_are_shown() {
     assert!(svg.contains(" ‡</text>"), "no disturbed bar label");
     assert!(svg.contains("the machine was busy"), "no legend entry");
     assert!(
-        svg.contains("kernel: system calls and loopback TCP"),
+        svg.contains("light: kernel time (system calls, loopback TCP)"),
         "no CPU split legend"
     );
     assert!(svg.contains("12.22 (4.00 + 8.22)"), "no split label");

@@ -217,17 +217,6 @@ fn legend(b: &mut String, chart: &Chart, width: f64, y: f64) -> f64 {
                 items.push((shape(i, 5.0, -1.0), (*name).to_string()));
             }
         }
-    } else if cells().any(|c| matches!(c.value, Value::Split(..))) {
-        items.push((
-            format!(r#"<rect x="0" y="-6" width="10" height="10" fill="{RUST}"/>"#),
-            "user: the runtime, framework and variant".to_string(),
-        ));
-        items.push((
-            format!(
-                r#"<rect x="0" y="-6" width="10" height="10" fill="{RUST}" fill-opacity="0.35"/>"#
-            ),
-            "kernel: system calls and loopback TCP".to_string(),
-        ));
     } else {
         for kind in [Kind::Rust, Kind::Peer, Kind::Reference] {
             if chart.rows.iter().any(|r| r.kind == kind) {
@@ -239,6 +228,18 @@ fn legend(b: &mut String, chart: &Chart, width: f64, y: f64) -> f64 {
                     kind_label(kind).to_string(),
                 ));
             }
+        }
+        if cells().any(|c| matches!(c.value, Value::Split(..))) {
+            items.push((
+                format!(r#"<rect x="0" y="-6" width="10" height="10" fill="{MUTED}"/>"#),
+                "solid: user time (runtime, framework, variant)".to_string(),
+            ));
+            items.push((
+                format!(
+                    r#"<rect x="0" y="-6" width="10" height="10" fill="{MUTED}" fill-opacity="0.35"/>"#
+                ),
+                "light: kernel time (system calls, loopback TCP)".to_string(),
+            ));
         }
     }
     if cells().any(|c| c.tool_bound) {
