@@ -502,7 +502,7 @@ fn tool_bound_steps_and_partial_runs_are_marked() {
         .find(|l| l.starts_with("**The load tool's limit, not the server's:**"))
         .unwrap_or_else(|| panic!("no sentence in:\n{md}"));
     assert!(
-        sentence.contains("wrk used at least 90 % of the CPUs it could use in 1 of the steps")
+        sentence.contains("wrk used at least 90 % of the CPUs it could use (of a CPU on its busiest thread, for a one-thread tool) in 1 of the steps")
             && sentence.contains("server-prebuilt / c100 (tool CPU 100 % of 1 CPU)"),
         "{sentence}"
     );

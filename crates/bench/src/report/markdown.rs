@@ -460,8 +460,9 @@ fn tool_limit(out: &mut String, r: &Results) {
         let list: Vec<String> = bound.iter().map(|b| b.describe()).collect();
         format!(
             "**The load tool's limit, not the server's:** {tool} used at least 90 % of the CPUs \
-             it could use in {} of the steps below, so their requests/s (marked †) are the most \
-             {tool} could send on this machine, and the server may do more: {}.",
+             it could use (of a CPU on its busiest thread, for a one-thread tool) in {} of the \
+             steps below, so their requests/s (marked †) are the most {tool} could send on this \
+             machine, and the server may do more: {}.",
             bound.len(),
             list.join("; ")
         )

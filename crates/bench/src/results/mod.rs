@@ -571,12 +571,19 @@ pub struct BoundStep<'a> {
     pub cpu_percent: Option<f64>,
     /// The CPUs it could use.
     pub cpus: Option<usize>,
+    /// Its busiest thread's CPU percent, if measured.
+    pub busiest_thread_percent: Option<f64>,
 }
 
 impl BoundStep<'_> {
-    /// `server /endpoint step (tool CPU 99 % of 1 CPU)`.
+    /// `server /endpoint step (tool CPU 99 % of 1 CPU)`, or for a one-thread tool whose
+    /// busiest thread was measured `server /endpoint step (its busiest thread 97 % of a CPU)`.
     pub fn describe(&self) -> String {
         let cpu = match (self.cpu_percent, self.cpus) {
+            (_, Some(1)) if self.busiest_thread_percent.is_some() => format!(
+                " (its busiest thread {:.0} % of a CPU)",
+                self.busiest_thread_percent.unwrap_or(0.0)
+            ),
             (Some(p), Some(n)) => format!(
                 " (tool CPU {p:.0} % of {n} CPU{})",
                 if n == 1 { "" } else { "s" }
@@ -700,6 +707,7 @@ impl Results {
                     endpoint: &st.endpoint,
                     step: &st.step,
                     cpu_percent: m.tool_cpu_percent,
+                    busiest_thread_percent: m.tool_busiest_thread_percent,
                     cpus: m.tool_cpus,
                 })
             })
