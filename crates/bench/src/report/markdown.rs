@@ -653,7 +653,14 @@ fn resources(out: &mut String, r: &Results) {
                     row.push(fig(run.cpu_user_us_per_request, 2));
                     row.push(fig(run.cpu_kernel_us_per_request, 2));
                     row.push(run.tool_cpu_percent.map_or("n/a".into(), |c| {
-                        format!("{c:.1}{}", if run.tool_bound { " †" } else { "" })
+                        format!(
+                            "{c:.1}{}",
+                            if super::run_tool_bound(run) {
+                                " †"
+                            } else {
+                                ""
+                            }
+                        )
                     }));
                     row.push(
                         i.and_then(|i| i.other_cpu_percent)

@@ -148,10 +148,23 @@ pub const TOOL_MARK: &str = "†";
 /// The mark of a figure the machine may have set ([`Run::disturbed`]).
 pub const MACHINE_MARK: &str = "‡";
 
-/// Whether the load tool, not the server, set the pace of `st`: its median run's recorded
-/// verdict (`step::verdict::tool_bound`, the one rule). Every report reads it here.
+/// Whether the load tool, not the server, set the pace of `st`: its median run's
+/// [`run_tool_bound`].
 pub(crate) fn tool_bound(st: &StepResult) -> bool {
-    st.median.as_ref().is_some_and(|m| m.tool_bound)
+    st.median.as_ref().is_some_and(run_tool_bound)
+}
+
+/// How the built-in generator's note on a run began when one of its threads was busy nearly
+/// all the time, in files from before `bench` measured the tool's CPU itself.
+const GENERATOR_BUSY: &str = "loadgen was busy";
+
+/// Whether the load tool, not the server, set the pace of `run`: its recorded verdict
+/// (`step::verdict::tool_bound`, the one rule); in a file from before the tool's CPU was
+/// recorded, the built-in generator's own "busy" note. Every report reads it here.
+pub fn run_tool_bound(run: &Run) -> bool {
+    run.tool_bound
+        || (run.tool_cpu_percent.is_none()
+            && run.notes.iter().any(|n| n.starts_with(GENERATOR_BUSY)))
 }
 
 /// Whether the machine (other work, steal, CPU waits) may have set `st`'s figures: its median
@@ -162,11 +175,12 @@ pub(crate) fn disturbed(st: &StepResult) -> bool {
 
 /// The marks of a run's figure: ` †` (tool-bound), ` ‡` (disturbed), both, or nothing.
 pub fn marks(run: &Run) -> String {
+    let bound = run_tool_bound(run);
     let mut m = String::new();
-    if run.tool_bound || run.disturbed {
+    if bound || run.disturbed {
         m.push(' ');
     }
-    if run.tool_bound {
+    if bound {
         m.push_str(TOOL_MARK);
     }
     if run.disturbed {
