@@ -12,7 +12,8 @@
 //! driver crate whose generated protocol bindings would dominate the build.
 //!
 //! Skipped, with the reason printed, when no Chromium is found (`BENCH_CHROMIUM`, else
-//! `chromium` or `chromium-browser` on PATH; `scripts/install-peers.sh` installs Debian's).
+//! `chromium` or `chromium-browser` on PATH; `scripts/install-peers.sh` installs Debian's); a
+//! failure instead under `BENCH_REQUIRE_TOOLS=1`, as in CI (`conformance::require`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -24,6 +25,7 @@ use std::time::{Duration, Instant};
 
 use bench::report::{Doc, html};
 use bench::results::Results;
+use conformance::require;
 use serde_json::{Value, json};
 
 const FLAGS: &[&str] = &[
@@ -42,10 +44,7 @@ fn chromium() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("BENCH_CHROMIUM") {
         return Some(PathBuf::from(p));
     }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .flat_map(|d| ["chromium", "chromium-browser"].map(|n| d.join(n)))
-        .find(|p| p.is_file())
+    require::program("chromium").or_else(|| require::program("chromium-browser"))
 }
 
 /// A Chromium process driven over the DevTools pipe.
@@ -320,10 +319,11 @@ fn charts_of(r: &Results) -> (usize, bool) {
 #[test]
 fn the_page_renders_offline_and_sorts() {
     let Some(bin) = chromium() else {
-        println!(
-            "skipped: no Chromium (set BENCH_CHROMIUM, or run scripts/install-peers.sh to install Debian's chromium)"
+        return require::missing(
+            "bench::browser",
+            "Chromium",
+            "set BENCH_CHROMIUM, or run scripts/install-peers.sh to install Debian's chromium",
         );
-        return;
     };
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let docs = docs();

@@ -11,6 +11,8 @@
 //! - `checks`: the registry ([`checks()`]) and one module per group;
 //! - `runner`: scheduling (fast checks on a small thread pool, slow ones concurrently);
 //! - [`report`]: outcomes, the printed report and its summary line;
+//! - [`require`]: what a test that needs an installed tool does when it is missing (skip with
+//!   a visible line, or fail under `BENCH_REQUIRE_TOOLS=1`), for every test crate;
 //! - [`suite`]: what every server crate's tests run against its binary, with the exceptions
 //!   `servers.toml` documents for it.
 //!
@@ -26,6 +28,7 @@
 mod checks;
 mod expect;
 pub mod report;
+pub mod require;
 mod runner;
 pub mod suite;
 pub mod wire;

@@ -224,11 +224,38 @@ impl Variant {
     /// E4's remedy must not become the problem: 20 `/api/sync-offload` requests at once may not
     /// grow the server's blocking pool past its CPUs. tokio's default (512) and actix's
     /// (512 / workers) would spawn a thread for each, and on one server CPU they time-slice the
-    /// event loop away. Idle pool threads live on for 10 s, so every thread the burst made is
-    /// still counted (`/proc/PID/task`); besides the pool, the server (one worker) may have three:
-    /// its main thread, one worker, and a Date clock (tokio variants) or accept thread (actix).
+    /// event loop away.
+    ///
+    /// The server (one worker) is started pinned to one CPU (`sched_setaffinity` before it
+    /// executes), so the cap it computes is `serve::workers::blocking_threads_of(1, 1)` = 1 on
+    /// any machine, however many CPUs it has. Its threads (`/proc/PID/task`) are counted after
+    /// one plain request (main thread, worker, Date clock or accept thread) and again after the
+    /// burst: the burst may add at most the cap (idle pool threads live on for 10 s, so every
+    /// thread it made is still there), and must add at least one, or nothing was offloaded.
     pub fn assert_offload_pool_capped(&self) {
-        let server = self.start(&[]);
+        let cpu = first_allowed_cpu();
+        let mut cmd = Command::new(self.bin);
+        cmd.args(["--addr", "127.0.0.1:0"])
+            .env_remove("ADDR")
+            .env_remove("PORT")
+            .env_remove("AUTH_TOKEN");
+        pin_to(&mut cmd, cpu);
+        let server = ServerProcess::spawn(cmd, READY_TIMEOUT)
+            .unwrap_or_else(|e| panic!("{} pinned to CPU {cpu}: {e}", self.package));
+        let pid = server.pid();
+        let allowed = proc_status_field(pid, "Cpus_allowed_list");
+        assert_eq!(allowed, cpu.to_string(), "{}: not pinned", self.package);
+        let cap = serve::workers::blocking_threads_of(1, 1);
+
+        let mut first =
+            crate::wire::Conn::connect(server.addr(), Duration::from_secs(15)).expect("connect");
+        first
+            .send(b"GET /api/hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            .expect("send");
+        let hello = first.read_response(false).expect("an answer");
+        assert_eq!(hello.status, 200, "{}", self.package);
+        let before = threads_of(pid);
+
         let mut conns: Vec<crate::wire::Conn> = (0..20)
             .map(|_| {
                 crate::wire::Conn::connect(server.addr(), Duration::from_secs(15)).expect("connect")
@@ -247,13 +274,19 @@ impl Variant {
                 self.package
             );
         }
-        let threads = std::fs::read_dir(format!("/proc/{}/task", server.pid()))
-            .expect("/proc/PID/task")
-            .count();
-        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let after = threads_of(pid);
+        println!(
+            "{}: pinned to CPU {cpu}: {before} threads before, {after} after 20 concurrent offloads (cap {cap})",
+            self.package
+        );
         assert!(
-            threads <= 3 + cpus,
-            "{}: {threads} threads after 20 concurrent offloads on {cpus} CPUs",
+            after <= before + cap,
+            "{}: 20 concurrent /api/sync-offload requests grew the server from {before} to {after} threads on one CPU: its blocking pool is not capped at {cap}",
+            self.package
+        );
+        assert!(
+            after > before,
+            "{}: 20 /api/sync-offload requests made no pool thread ({before} threads before and after): nothing was offloaded",
             self.package
         );
     }
@@ -281,5 +314,61 @@ impl Variant {
             assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
             assert!(!err.contains("panicked"), "{args:?}: {err}");
         }
+    }
+}
+
+/// The threads of process `pid` (`/proc/PID/task`).
+fn threads_of(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .expect("/proc/PID/task")
+        .count()
+}
+
+/// The value of `field` in `/proc/PID/status`.
+fn proc_status_field(pid: u32, field: &str) -> String {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc/PID/status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"))
+        .trim()
+        .to_string()
+}
+
+/// The lowest CPU this process may run on.
+fn first_allowed_cpu() -> usize {
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; sched_getaffinity writes at most
+    // size_of::<cpu_set_t>() bytes into it, and CPU_ISSET reads it within its bounds.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        assert_eq!(
+            libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set),
+            0,
+            "sched_getaffinity: {}",
+            std::io::Error::last_os_error()
+        );
+        (0..libc::CPU_SETSIZE as usize)
+            .find(|&c| libc::CPU_ISSET(c, &set))
+            .expect("this process may run on no CPU")
+    }
+}
+
+/// Makes `cmd`'s process run on `cpu` only, from before it executes (so a runtime's own view of
+/// its CPUs, `available_parallelism`, is 1).
+fn pin_to(cmd: &mut Command, cpu: usize) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: the closure runs in the child between fork and exec; it only builds a cpu_set_t
+    // on its stack and calls sched_setaffinity(2), which is async-signal-safe and allocates
+    // nothing.
+    unsafe {
+        cmd.pre_exec(move || {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(cpu, &mut set);
+            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
     }
 }

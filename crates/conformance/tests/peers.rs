@@ -2,7 +2,9 @@
 //! ceiling) against the contract, on the endpoints it serves.
 //!
 //! A peer whose runtime or packages are not installed (`Server::missing`) is skipped with the
-//! reason printed (`scripts/install-peers.sh` installs them). Every other peer is started from
+//! reason printed (`scripts/install-peers.sh` installs them); under `BENCH_REQUIRE_TOOLS=1`, as
+//! in CI, the test fails instead, naming every peer that could not run and what it lacks
+//! (`conformance::require`). Every other peer is started from
 //! the workspace root with its `servers.toml` command on 127.0.0.1:0 and judged by the groups
 //! its entry lists, with the header fields its entry records allowed and its documented
 //! exceptions skipped; then each exception is run alone and must still fail, and SIGTERM must
@@ -11,6 +13,7 @@
 
 use std::time::Duration;
 
+use conformance::require;
 use conformance::suite::Peer;
 use conformance::wire::Conn;
 use conformance::{Options, Outcome, Target};
@@ -140,17 +143,22 @@ fn answers_root(addr: std::net::SocketAddr) -> Result<(), String> {
 
 #[test]
 fn every_peer_serves_its_endpoints_as_the_contract_says() {
+    const TEST: &str = "conformance::peers";
     let peers = Peer::all();
     assert!(!peers.is_empty(), "servers.toml lists no peer");
     let mut failed = Vec::new();
+    let mut not_installed = Vec::new();
     let mut lines = Vec::new();
     for peer in &peers {
         let line = match judge(peer) {
-            Verdict::Skipped(why) => format!(
-                "SKIP {}: not installed: {}",
-                peer.entry.name,
-                why.join(", ")
-            ),
+            Verdict::Skipped(why) => {
+                not_installed.push(format!("{} ({})", lacks(&why), peer.entry.name));
+                format!(
+                    "SKIP {}: not installed: {}",
+                    peer.entry.name,
+                    why.join(", ")
+                )
+            }
             Verdict::Passed(summary) => format!("PASS {}: {summary}", peer.entry.name),
             Verdict::Failed(why) => {
                 failed.push(why.clone());
@@ -166,6 +174,23 @@ fn every_peer_serves_its_endpoints_as_the_contract_says() {
         "peers that break the contract:\n{}",
         failed.join("\n")
     );
+    if !not_installed.is_empty() {
+        require::missing(
+            TEST,
+            &not_installed.join("; "),
+            "scripts/install-peers.sh installs the peers' runtimes and packages",
+        );
+    }
+}
+
+/// What a peer lacks, from `Server::missing`'s lines (`node: not on PATH`): the names alone,
+/// joined (`node and peers/node/node_modules/express`).
+fn lacks(missing: &[String]) -> String {
+    let names: Vec<&str> = missing
+        .iter()
+        .map(|m| m.split_once(": ").map_or(m.as_str(), |(name, _)| name))
+        .collect();
+    names.join(" and ")
 }
 
 /// A peer whose runtime is not there is skipped with the reason, never started or failed.
