@@ -1,6 +1,7 @@
 //! A crate with only tests, and the small helpers they share: the deployment paths of the
 //! workspace, exercised for real where the machine allows it and skipped with a printed
-//! reason where it does not.
+//! reason where it does not (`conformance::require`: a failure instead under
+//! `BENCH_REQUIRE_TOOLS=1`, as in CI).
 //!
 //! - `tests/containers.rs`: `scripts/images.sh --offline` builds the images of
 //!   `server-prebuilt` and `server-hyper`; each runs under podman (or docker), passes the
@@ -10,7 +11,7 @@
 //! - `tests/k8s.rs`: `scripts/k8s.sh` regenerates `deploy/k8s` identically, and every Rust
 //!   variant of servers.toml has its Deployment and Service.
 //!
-//! Layout of this library: command running ([`output`]), skipping ([`skip`]), unique names
+//! Layout of this library: command running ([`output`]), progress lines ([`note`]), unique names
 //! ([`unique`]), the static release build the images and the namespace test share
 //! ([`static_build`]), a container engine and the guards that remove what a test made
 //! ([`Engine`], [`Container`], [`Images`]), and network namespaces ([`Netns`], [`in_netns`]).
@@ -37,15 +38,10 @@ pub fn root() -> PathBuf {
     manifest::workspace_root()
 }
 
-/// Prints why `test` is skipped, on the real stderr (not captured by the test harness, so the
-/// reason shows in a plain `cargo test` run). The test then returns and passes.
-pub fn skip(test: &str, reason: &str) {
-    let _ = writeln!(std::io::stderr(), "SKIP {test}: {reason}");
-}
-
-/// Prints a progress line on the real stderr (like [`skip`], visible without `--nocapture`).
+/// Prints a progress line on the real stderr (visible without `--nocapture`, like a skip of
+/// `conformance::require`).
 pub fn note(test: &str, what: &str) {
-    let _ = writeln!(std::io::stderr(), "{test}: {what}");
+    conformance::require::say(&format!("{test}: {what}"));
 }
 
 /// A name no other test run on this machine uses at the same time: `prefix`, this process's
@@ -84,15 +80,6 @@ pub fn show(cmd: &Command) -> String {
         .map(OsStr::to_string_lossy)
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// Whether `program` can be found on `PATH` (or is a path that exists).
-pub fn on_path(program: &str) -> bool {
-    if program.contains('/') {
-        return Path::new(program).exists();
-    }
-    std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
 }
 
 /// Builds `packages` once, in one cargo invocation, exactly as `scripts/images.sh --offline`
@@ -141,7 +128,7 @@ impl Engine {
         let mut why = Vec::new();
         for engine in [Engine::Docker, Engine::Podman] {
             let name = engine.program();
-            if !on_path(name) {
+            if conformance::require::program(name).is_none() {
                 why.push(format!("{name} is not installed"));
                 continue;
             }

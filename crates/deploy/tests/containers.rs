@@ -7,27 +7,37 @@
 //! the host's network at 127.0.0.1, and exit 0 within 5 s of SIGTERM. Containers and images
 //! are removed whatever happens (guards).
 //!
-//! Skipped, with the reason printed, where neither docker (with a daemon) nor podman works, or
-//! where the engine cannot create a container at all (exit status 125).
+//! Skipped, with the reason printed, where neither docker (with a daemon) nor podman is
+//! installed or works, or where the engine cannot create a container at all (exit status
+//! 125); a failure instead under `BENCH_REQUIRE_TOOLS=1` (`conformance::require`).
 
 use std::process::Command;
 use std::time::Duration;
 
+use conformance::require;
 use conformance::{Group, Options, Target};
-use deploy::{Container, Engine, Images, note, root, skip, unique};
+use deploy::{Container, Engine, Images, note, root, unique};
 
 const TEST: &str = "deploy::containers";
 const VARIANTS: [&str; 2] = ["server-prebuilt", "server-hyper"];
 
 #[test]
 fn offline_images_conform_and_stop_on_sigterm() {
+    if require::program("podman").is_none() && require::program("docker").is_none() {
+        return require::missing(
+            TEST,
+            "podman (or docker)",
+            "scripts/install-containers.sh installs podman and runc",
+        );
+    }
     let engine = match Engine::detect() {
         Ok(e) => e,
-        Err(why) => return skip(TEST, &why),
+        Err(why) => return require::unusable(TEST, "a container engine", &why),
     };
     if std::env::consts::ARCH != "x86_64" {
-        return skip(
+        return require::unusable(
             TEST,
+            "an x86_64 machine",
             "the offline images are built for x86_64-unknown-linux-gnu",
         );
     }
@@ -58,7 +68,7 @@ fn offline_images_conform_and_stop_on_sigterm() {
             .unwrap_or_else(|| panic!("{variant} is not in servers.toml"));
         check_config(engine, image, variant, &entry.analogue.join(", "));
         if let Err(why) = check_bad_flag(engine, image) {
-            return skip(TEST, &why);
+            return require::unusable(TEST, engine.program(), &why);
         }
         check_default_address(engine, image, &prefix);
         let options = Options {

@@ -6,15 +6,15 @@
 //! The namespaces, and the processes in them, are removed whatever happens (guards).
 //!
 //! Skipped, with the reason printed, where namespaces or veth pairs cannot be made (not root,
-//! no iproute2, no CAP_NET_ADMIN, no veth driver).
+//! no iproute2, no CAP_NET_ADMIN, no veth driver); a failure instead under
+//! `BENCH_REQUIRE_TOOLS=1` (`conformance::require`).
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use deploy::{
-    Netns, TempDir, in_netns, note, on_path, output, show, skip, static_build, veth_pair,
-};
+use conformance::require;
+use deploy::{Netns, TempDir, in_netns, note, output, show, static_build, veth_pair};
 use serve::process::{READY_TIMEOUT, ServerProcess};
 
 const TEST: &str = "deploy::netns";
@@ -25,21 +25,26 @@ const LOAD_IP: &str = "10.201.0.2";
 fn a_server_in_one_namespace_and_its_load_in_another() {
     // SAFETY: geteuid(2) has no preconditions and cannot fail.
     if unsafe { libc::geteuid() } != 0 {
-        return skip(TEST, "network namespaces need root");
+        return require::unusable(TEST, "root", "network namespaces need root");
     }
-    if !on_path("ip") {
-        return skip(TEST, "iproute2 (`ip`) is not installed");
+    if require::program("ip").is_none() {
+        return require::missing(
+            TEST,
+            "iproute2 (`ip`)",
+            "scripts/install-containers.sh installs it",
+        );
     }
     if std::env::consts::ARCH != "x86_64" {
-        return skip(
+        return require::unusable(
             TEST,
+            "an x86_64 machine",
             "the static binaries are built for x86_64-unknown-linux-gnu",
         );
     }
     let id = std::process::id();
     let server_ns = match Netns::add(&format!("deploy-{id}-server")) {
         Ok(ns) => ns,
-        Err(why) => return skip(TEST, &format!("cannot make a network namespace: {why}")),
+        Err(why) => return require::unusable(TEST, "network namespaces", &why),
     };
     let load_ns = Netns::add(&format!("deploy-{id}-load")).unwrap_or_else(|e| panic!("{e}"));
     // Interface names are at most 15 bytes; both ends are created inside their namespaces,
@@ -52,7 +57,7 @@ fn a_server_in_one_namespace_and_its_load_in_another() {
         &format!("dvl{id}"),
         &format!("{LOAD_IP}/24"),
     ) {
-        return skip(TEST, &format!("cannot make a veth pair: {why}"));
+        return require::unusable(TEST, "veth pairs", &why);
     }
 
     // A fresh namespace starts from the kernel's defaults: 28,232 ephemeral ports, of which
