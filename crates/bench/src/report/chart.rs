@@ -249,8 +249,17 @@ pub(crate) fn groups(r: &Results) -> Vec<(String, Vec<(String, String)>)> {
         })
         .collect();
     if per_endpoint.len() > 1 && per_endpoint.iter().all(|(_, s)| s.len() == 1) {
-        let all = per_endpoint.into_iter().flat_map(|(_, s)| s).collect();
-        vec![("every scenario".to_string(), all)]
+        let all: Vec<(String, String)> = per_endpoint.into_iter().flat_map(|(_, s)| s).collect();
+        // E4's scenarios have a step id each; a run of one step per endpoint (`--steps c100`)
+        // has the same id on every endpoint, so its panels are named by endpoint too.
+        let mut ids: Vec<&str> = all.iter().map(|(_, st)| st.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        if ids.len() == all.len() {
+            vec![("every scenario".to_string(), all)]
+        } else {
+            vec![(SAME_STEP.to_string(), all)]
+        }
     } else {
         per_endpoint
     }
@@ -290,6 +299,8 @@ pub(crate) fn charts(r: &Results) -> Vec<Chart> {
                 .map(|(e, st)| Panel {
                     title: if probe && st == BASELINE {
                         "no load".to_string()
+                    } else if group == SAME_STEP {
+                        format!("{e} {st}")
                     } else {
                         st.clone()
                     },
@@ -331,6 +342,9 @@ pub(crate) fn charts(r: &Results) -> Vec<Chart> {
     }
     out
 }
+
+/// The group of a run of one step on every endpoint: its panels are named `endpoint step`.
+pub(crate) const SAME_STEP: &str = "every endpoint";
 
 /// The group of E4's probe charts.
 pub(crate) const PROBE_GROUP: &str = "the /api/hello probe beside each scenario";
