@@ -110,6 +110,13 @@ pub struct VerifyArgs {
     /// The servers (servers.toml names); default: every one that can run here
     #[arg(value_name = "NAME")]
     pub names: Vec<String>,
+    /// Comma-separated servers, as `bench run` takes them (added to any NAME given)
+    #[arg(long, value_name = "A,B,…", value_delimiter = ',')]
+    pub servers: Vec<String>,
+    /// Print each exception's reason (and the checks not run for an endpoint a server does
+    /// not serve) under its server's line
+    #[arg(long, short)]
+    pub verbose: bool,
     /// Use the Rust binaries in DIR as they are instead of building target/release
     #[arg(long, value_name = "DIR")]
     pub bin_dir: Option<PathBuf>,

@@ -51,7 +51,10 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
     let argv: Vec<String> = std::env::args().collect();
     match cli.command {
         Cmd::List(a) => list::run(&Env::new(a.bin_dir)),
-        Cmd::Verify(a) => verify::run(&Env::new(a.bin_dir), &a.names),
+        Cmd::Verify(a) => {
+            let names: Vec<String> = a.names.into_iter().chain(a.servers).collect();
+            verify::run(&Env::new(a.bin_dir), &names, a.verbose)
+        }
         Cmd::Run(a) if a.list => {
             run::list();
             Ok(())

@@ -16,13 +16,90 @@
 //! A peer (a `servers.toml` entry with a `command`: Node, Python, Go, nginx, the C ceiling) is
 //! a [`Peer`]: started from the workspace root with the command its entry gives, judged on the
 //! endpoints it serves, with the header fields its entry records allowed.
+//!
+//! How any server of the manifest is judged, a Rust variant or a peer, is decided in one place,
+//! [`options_for`]: the server crates' tests, `tests/peers.rs` and `bench verify` all call it.
+//! [`load_manifest`] reads `servers.toml` (and a user's own file of entries) as they all do,
+//! with every exception's checks matched against the checks of this crate.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
 use crate::{Group, Options, Outcome, Target};
+use manifest::{Manifest, ManifestError};
 use serve::process::{READY_TIMEOUT, ServerProcess, StartError};
+
+/// The name of every conformance check, in the order of [`crate::checks()`]: what a
+/// `servers.toml` exception's `checks` are matched against.
+pub fn check_names() -> Vec<&'static str> {
+    crate::checks().iter().map(|c| c.name).collect()
+}
+
+/// Reads `files` as one manifest (the workspace's `servers.toml` first, then a user's own file
+/// of entries, as `bench --servers-file` gives it) and checks that every exception's `checks`
+/// name or match checks of this crate, and that no check is excused twice.
+pub fn load_manifest(files: &[&Path]) -> Result<Manifest, ManifestError> {
+    let m = Manifest::load_files(files)?;
+    m.check_exceptions(&check_names())?;
+    Ok(m)
+}
+
+/// The workspace's `servers.toml` as [`load_manifest`] reads it (panics when it does not load:
+/// for tests).
+pub fn workspace_manifest() -> Manifest {
+    load_manifest(&[&manifest::default_path()]).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// How the server of `entry` is judged on `groups`: the one rule, for the server crates'
+/// tests, the peers' test and `bench verify` alike.
+///
+/// Every server: the checks its exceptions excuse are not run (reported as `EXCEPTION name:
+/// reason`), nor those of an endpoint it does not serve (`endpoints`).
+///
+/// A Rust variant of this workspace (a `package`) has its error answers judged in full
+/// (`strict_errors`: the standard reason phrase, the exact fields, `content-length: 0`,
+/// `connection: close`) and no header field beyond the contract's: its own code writes every
+/// byte, so a field its library adds (server-may's `Server: M`) fails the checks it shows in,
+/// and those are its exceptions; the `extra_header` it records is for the fairness table.
+///
+/// Any other server (a `command`: the peers, a user's own) is judged on the status and the
+/// close of an error answer alone, as CONTRACT.md allows where a library answers bad input
+/// itself (node's 400 has no `date`), and the header fields its entry records as
+/// `extra_header` are allowed.
+///
+/// An error: an exception whose `checks` match no check, or a check excused twice (a manifest
+/// read with [`load_manifest`] has neither).
+pub fn options_for(entry: &manifest::Server, groups: &[Group]) -> Result<Options, String> {
+    let skip = entry.excused(&check_names())?;
+    let peer = entry.is_peer();
+    Ok(Options {
+        groups: groups.to_vec(),
+        skip,
+        strict_errors: !peer,
+        endpoints: entry.endpoints.clone(),
+        extra_headers: if peer {
+            entry
+                .extra_headers
+                .iter()
+                .map(|x| x.field.to_ascii_lowercase())
+                .collect()
+        } else {
+            Vec::new()
+        },
+        ..Options::default()
+    })
+}
+
+/// The names of the checks `entry` is excused from (see [`options_for`]), to run them alone
+/// and show that each still fails.
+pub fn excused_checks(entry: &manifest::Server) -> Result<Vec<String>, String> {
+    Ok(entry
+        .excused(&check_names())?
+        .into_iter()
+        .map(|(check, _)| check)
+        .collect())
+}
 
 /// One peer of `servers.toml` and the workspace root its command runs from.
 #[derive(Debug, Clone)]
@@ -37,7 +114,7 @@ impl Peer {
     /// Every peer of the workspace's `servers.toml`, in file order (panics when the manifest
     /// does not load).
     pub fn all() -> Vec<Peer> {
-        let m = manifest::Manifest::load_default().unwrap_or_else(|e| panic!("{e}"));
+        let m = workspace_manifest();
         let root = manifest::workspace_root();
         m.servers
             .into_iter()
@@ -88,27 +165,10 @@ impl Peer {
             .collect()
     }
 
-    /// The options it is judged with: its groups, its documented exceptions skipped, only the
-    /// endpoints it serves, and the header fields its entry records allowed. Error answers are
-    /// judged on status and close alone, as CONTRACT.md allows where a library answers bad
-    /// input itself.
+    /// The options it is judged with on every group its entry lists ([`options_for`]).
     pub fn options(&self) -> Options {
-        peer_options(&self.entry).with_groups(&self.groups())
-    }
-}
-
-/// The options a server with `entry` is judged with when it is not a Rust variant of this
-/// workspace: its exceptions skipped, `endpoints` and `extra_header` fields from its entry.
-pub fn peer_options(entry: &manifest::Server) -> Options {
-    Options {
-        skip: entry.exception_pairs(),
-        endpoints: entry.endpoints.clone(),
-        extra_headers: entry
-            .extra_headers
-            .iter()
-            .map(|x| x.field.clone())
-            .collect(),
-        ..Options::default()
+        options_for(&self.entry, &self.groups())
+            .unwrap_or_else(|e| panic!("{}: {e}", self.entry.name))
     }
 }
 
@@ -129,7 +189,7 @@ impl Variant {
 
     /// Its `servers.toml` entry (panics when it is missing: every server crate is listed).
     pub fn entry(&self) -> manifest::Server {
-        let m = manifest::Manifest::load_default().unwrap_or_else(|e| panic!("{e}"));
+        let m = workspace_manifest();
         m.by_package(self.package)
             .unwrap_or_else(|| panic!("{} is not listed in servers.toml", self.package))
             .clone()
@@ -141,14 +201,11 @@ impl Variant {
             .unwrap_or_else(|e| panic!("{} {args:?}: {e}", self.package))
     }
 
-    /// The options every server crate runs with: error answers judged strictly, and the
-    /// documented exceptions skipped (printed as `EXCEPTION name: reason`).
+    /// The options every server crate runs with ([`options_for`] its entry: error answers
+    /// judged strictly, the documented exceptions skipped and printed as `EXCEPTION name:
+    /// reason`), on every group.
     pub fn options(&self) -> Options {
-        Options {
-            strict_errors: true,
-            skip: self.entry().exception_pairs(),
-            ..Options::default()
-        }
+        options_for(&self.entry(), &Group::ALL).unwrap_or_else(|e| panic!("{}: {e}", self.package))
     }
 
     /// Starts the binary with `args` and asserts that it passes `groups` (each of which its
@@ -170,20 +227,15 @@ impl Variant {
     /// still fails, so the list never outlives the deviation. `racy` names exceptions whose
     /// failure depends on timing: they are reported, not asserted.
     pub fn assert_exceptions_still_apply(&self, args: &[&str], racy: &[&str]) {
-        let names: Vec<String> = self
-            .entry()
-            .exceptions
-            .into_iter()
-            .map(|e| e.check)
-            .collect();
+        let names = excused_checks(&self.entry()).unwrap_or_else(|e| panic!("{e}"));
         if names.is_empty() {
             return;
         }
         let server = self.start(args);
         let options = Options {
-            strict_errors: true,
             only: names.clone(),
-            ..Options::default()
+            skip: Vec::new(),
+            ..self.options()
         };
         let report = crate::run(&Target::new(server.addr()), &options);
         // One line per check and no summary line: a "0 passed, N failed" line would read as a

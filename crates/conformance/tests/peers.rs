@@ -57,12 +57,8 @@ fn judge(peer: &Peer) -> Verdict {
             problems.push(e);
         }
         // Each documented exception must still apply.
-        let excepted: Vec<String> = peer
-            .entry
-            .exceptions
-            .iter()
-            .map(|e| e.check.clone())
-            .collect();
+        let excepted = conformance::suite::excused_checks(&peer.entry)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         if !excepted.is_empty() {
             let only = Options {
                 only: excepted.clone(),

@@ -71,12 +71,8 @@ fn offline_images_conform_and_stop_on_sigterm() {
             return require::unusable(TEST, engine.program(), &why);
         }
         check_default_address(engine, image, &prefix);
-        let options = Options {
-            strict_errors: true,
-            skip: entry.exception_pairs(),
-            ..Options::default()
-        }
-        .with_groups(&[Group::Core]);
+        let options = conformance::suite::options_for(entry, &[Group::Core])
+            .unwrap_or_else(|e| panic!("{e}"));
         check_serves_and_stops(engine, image, &prefix, &options);
         let size = engine.image_size(image).unwrap_or_default();
         note(

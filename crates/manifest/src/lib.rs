@@ -5,7 +5,13 @@
 //! how it starts, what it is the analogue of and which contract rules it is excused from
 //! are written once. Layout: [`Manifest`] holds a list of [`Server`] entries; each has
 //! either a cargo `package` (Rust variants) or a `command` (peers), plus documented
-//! [`Exception`]s and [`ExtraHeader`]s.
+//! [`Exception`]s (one reason and the checks it excuses, by name or pattern, or another
+//! server's rules taken whole with `exceptions_from`) and [`ExtraHeader`]s.
+//!
+//! [`Manifest::load_files`] reads the workspace's file and a user's own file of entries as one
+//! manifest (`bench --servers-file`). The manifest does not know the conformance checks: the
+//! conformance crate expands each server's exceptions against them ([`Server::excused`]) and
+//! checks every pattern at load time ([`Manifest::check_exceptions`]).
 //!
 //! A peer (one of the experiments' own systems: Node, Python, Go, nginx, the C ceiling) is
 //! started from the workspace root with [`Server::argv`]; [`Server::missing`] says what is not
@@ -98,21 +104,35 @@ pub struct Server {
     pub scenarios: bool,
     /// Its default `--workers`, when that is not 1 (`0` means the number of CPUs).
     pub default_workers: Option<usize>,
-    /// Conformance checks it is excused from, each with the exact reason.
+    /// Another server of the manifest whose exceptions it shares (`exceptions_from =
+    /// "node-http"`: the same library, the same deviations). Only the exceptions are taken, not
+    /// the extra header fields; the server named may not itself take them from a third.
+    pub exceptions_from: Option<String>,
+    /// The exceptions its own entry writes: conformance checks it is excused from, one reason
+    /// each with the checks it covers. See [`Server::excused`] for the checks they expand to.
     #[serde(default, rename = "exception")]
     pub exceptions: Vec<Exception>,
+    /// The exceptions of the server `exceptions_from` names, filled in when the manifest is
+    /// loaded; an own exception that covers the same check comes first.
+    #[serde(skip)]
+    pub inherited: Vec<Exception>,
     /// Header fields a library adds that the variant cannot stop.
     #[serde(default, rename = "extra_header")]
     pub extra_headers: Vec<ExtraHeader>,
+    /// The file whose entry this is (set when the manifest is loaded; errors name it).
+    #[serde(skip)]
+    pub file: PathBuf,
 }
 
-/// A conformance check a server is excused from.
+/// One reason a server is excused from conformance checks, and the checks it excuses.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct Exception {
-    /// The check's name, as the conformance crate names it.
-    pub check: String,
-    /// Why, exactly.
+    /// The checks: a name as the conformance crate gives it (`core.hello.get`), or a pattern in
+    /// which `*` stands for any run of characters (`core.not-found.*`, `bad.version-*`). Each
+    /// must match at least one check.
+    pub checks: Vec<String>,
+    /// Why, exactly: what the library does, and where.
     pub reason: String,
 }
 
@@ -126,26 +146,31 @@ pub struct ExtraHeader {
     pub bytes: usize,
 }
 
-/// Why the manifest could not be used.
+/// Why the manifest could not be used. Each names the file, and is one line.
 #[derive(Debug)]
 pub enum ManifestError {
     /// The file could not be read.
     Read(PathBuf, std::io::Error),
-    /// The file is not valid TOML of the expected shape.
-    Parse(PathBuf, Box<toml::de::Error>),
-    /// The file parsed but breaks a rule (duplicate name, unknown group, …).
-    Invalid(String),
+    /// The file is not valid TOML of the expected shape (an unknown field, a missing one, a
+    /// value of the wrong type); the line, when the parser gives one.
+    Parse(PathBuf, Option<usize>, Box<toml::de::Error>),
+    /// The file parsed but breaks a rule (duplicate name, unknown group, …): the file of the
+    /// entry at fault, and what is wrong, naming the field.
+    Invalid(PathBuf, String),
 }
 
 impl fmt::Display for ManifestError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ManifestError::Read(p, e) => write!(f, "cannot read {}: {e}", p.display()),
-            ManifestError::Parse(p, e) => {
-                let msg = e.message().replace('\n', " ");
-                write!(f, "{} is not a valid manifest: {msg}", p.display())
+            ManifestError::Parse(p, line, e) => {
+                let msg = e.message().trim_end().replace('\n', " ");
+                match line {
+                    Some(n) => write!(f, "{}, line {n}: {msg}", p.display()),
+                    None => write!(f, "{}: {msg}", p.display()),
+                }
             }
-            ManifestError::Invalid(m) => write!(f, "servers.toml: {m}"),
+            ManifestError::Invalid(p, m) => write!(f, "{}: {m}", p.display()),
         }
     }
 }
@@ -173,81 +198,203 @@ impl Manifest {
 
     /// Reads and validates the manifest at `path`.
     pub fn load(path: &Path) -> Result<Manifest, ManifestError> {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| ManifestError::Read(path.into(), e))?;
-        let m = Manifest::parse(&text).map_err(|e| match e {
-            ManifestError::Parse(_, e) => ManifestError::Parse(path.into(), e),
-            other => other,
-        })?;
-        Ok(m)
+        Manifest::load_files(&[path])
     }
 
-    /// Parses and validates manifest text.
+    /// Reads `paths` in order as one manifest (the workspace's `servers.toml`, then a user's
+    /// own file of `[[server]]` entries) and validates it whole: names are unique across the
+    /// files, and an entry may name another file's server as its `analogue` or
+    /// `exceptions_from`.
+    pub fn load_files(paths: &[&Path]) -> Result<Manifest, ManifestError> {
+        let mut texts = Vec::new();
+        for path in paths {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| ManifestError::Read(path.into(), e))?;
+            texts.push((path.to_path_buf(), text));
+        }
+        Manifest::parse_files(&texts)
+    }
+
+    /// Parses and validates manifest text (errors name it `servers.toml`).
     pub fn parse(text: &str) -> Result<Manifest, ManifestError> {
-        let m: Manifest = toml::from_str(text)
-            .map_err(|e| ManifestError::Parse(PathBuf::from("servers.toml"), Box::new(e)))?;
-        m.validate().map_err(ManifestError::Invalid)?;
-        Ok(m)
+        Manifest::parse_files(&[(PathBuf::from("servers.toml"), text.to_owned())])
+    }
+
+    /// Parses each `(file, text)` and validates them as one manifest.
+    fn parse_files(texts: &[(PathBuf, String)]) -> Result<Manifest, ManifestError> {
+        let mut all = Manifest {
+            servers: Vec::new(),
+        };
+        for (path, text) in texts {
+            let mut m: Manifest = toml::from_str(text).map_err(|e| {
+                let line = e
+                    .span()
+                    .map(|span| text[..span.start.min(text.len())].lines().count().max(1));
+                ManifestError::Parse(path.clone(), line, Box::new(e))
+            })?;
+            for s in &mut m.servers {
+                s.file.clone_from(path);
+            }
+            all.servers.append(&mut m.servers);
+        }
+        all.validate()?;
+        all.resolve_exceptions_from();
+        Ok(all)
     }
 
     /// Checks the rules a parse cannot: unique names, exactly one of `package`/`command`,
     /// a peer's `runtime` and placeholders, known groups, experiments and endpoints, a peer's
-    /// analogues naming Rust variants, and scenarios listed consistently.
-    pub fn validate(&self) -> Result<(), String> {
+    /// analogues naming Rust variants, scenarios listed consistently, and exceptions that each
+    /// have a reason and checks, and an `exceptions_from` naming a server that writes its own.
+    pub fn validate(&self) -> Result<(), ManifestError> {
         let mut names = BTreeSet::new();
         for s in &self.servers {
+            let fail = |m: String| ManifestError::Invalid(s.file.clone(), m);
             if !names.insert(s.name.as_str()) {
-                return Err(format!("server {:?} is listed twice", s.name));
+                return Err(fail(format!("server {:?} is listed twice", s.name)));
             }
-            match (&s.package, &s.command) {
-                (Some(_), None) => {
-                    if s.runtime.is_some() || !s.requires.is_empty() {
-                        return Err(format!(
-                            "server {:?}: `runtime` and `requires` are for peers (with `command`), not Rust variants",
-                            s.name
-                        ));
-                    }
-                }
-                (None, Some(c)) if !c.is_empty() => validate_peer(s, c, self)?,
-                _ => {
+            self.validate_one(s).map_err(fail)?;
+        }
+        Ok(())
+    }
+
+    /// The rules for one entry (see [`Manifest::validate`]), the error naming the field.
+    fn validate_one(&self, s: &Server) -> Result<(), String> {
+        if s.name.trim().is_empty() {
+            return Err("a server has an empty `name`".to_owned());
+        }
+        match (&s.package, &s.command) {
+            (Some(_), None) => {
+                if s.runtime.is_some() || !s.requires.is_empty() {
                     return Err(format!(
-                        "server {:?} needs exactly one of `package` or a non-empty `command`",
+                        "server {:?}: `runtime` and `requires` are for peers (with `command`), not Rust variants",
                         s.name
                     ));
                 }
             }
-            if let Some(e) = s
-                .endpoints
-                .iter()
-                .find(|e| !ENDPOINTS.contains(&e.as_str()))
-            {
-                return Err(format!("server {:?} lists unknown endpoint {e:?}", s.name));
-            }
-            if let Some(g) = s.groups.iter().find(|g| !GROUPS.contains(&g.as_str())) {
-                return Err(format!("server {:?} lists unknown group {g:?}", s.name));
-            }
-            if let Some(e) = s
-                .experiments
-                .iter()
-                .find(|e| !EXPERIMENTS.contains(&e.as_str()))
-            {
+            (None, Some(c)) if !c.is_empty() => validate_peer(s, c, self)?,
+            (None, Some(_)) => return Err(format!("server {:?}: `command` is empty", s.name)),
+            (Some(_), Some(_)) => {
                 return Err(format!(
-                    "server {:?} lists unknown experiment {e:?}",
+                    "server {:?} has both `package` and `command`: a Rust variant of this workspace names its cargo `package`, any other server the `command` that starts it",
                     s.name
                 ));
             }
-            if s.scenarios != s.groups.iter().any(|g| g == "scenarios") {
+            (None, None) => {
                 return Err(format!(
-                    "server {:?}: `scenarios = {}` disagrees with its groups",
-                    s.name, s.scenarios
+                    "server {:?} has no `command` (the program and arguments that start it, with {{addr}} where the address goes; or, for a Rust variant of this workspace, its cargo `package`)",
+                    s.name
                 ));
             }
-            if let Some(e) = s.exceptions.iter().find(|e| e.reason.trim().is_empty()) {
+        }
+        if let Some(e) = s
+            .endpoints
+            .iter()
+            .find(|e| !ENDPOINTS.contains(&e.as_str()))
+        {
+            return Err(format!(
+                "server {:?}: `endpoints` lists unknown endpoint {e:?} (known: {})",
+                s.name,
+                ENDPOINTS.join(", ")
+            ));
+        }
+        if let Some(g) = s.groups.iter().find(|g| !GROUPS.contains(&g.as_str())) {
+            return Err(format!(
+                "server {:?}: `groups` lists unknown group {g:?} (known: {})",
+                s.name,
+                GROUPS.join(", ")
+            ));
+        }
+        if let Some(e) = s
+            .experiments
+            .iter()
+            .find(|e| !EXPERIMENTS.contains(&e.as_str()))
+        {
+            return Err(format!(
+                "server {:?}: `experiments` lists unknown experiment {e:?} (known: {})",
+                s.name,
+                EXPERIMENTS.join(", ")
+            ));
+        }
+        if s.scenarios != s.groups.iter().any(|g| g == "scenarios") {
+            return Err(format!(
+                "server {:?}: `scenarios = {}` disagrees with its groups",
+                s.name, s.scenarios
+            ));
+        }
+        for e in &s.exceptions {
+            let first = e.checks.first().map_or("", String::as_str);
+            if e.reason.trim().is_empty() {
                 return Err(format!(
-                    "server {:?}: exception {:?} has no reason",
-                    s.name, e.check
+                    "server {:?}: the exception of {first:?} has no `reason`",
+                    s.name
                 ));
             }
+            if e.checks.is_empty() {
+                return Err(format!(
+                    "server {:?}: an exception has an empty `checks` list (reason {:?})",
+                    s.name, e.reason
+                ));
+            }
+            if let Some(bad) = e.checks.iter().find(|c| !is_check_pattern(c)) {
+                return Err(format!(
+                    "server {:?}: exception `checks` entry {bad:?} is not a check name or pattern (lowercase letters, digits, `.`, `-`, and `*` for any run of characters)",
+                    s.name
+                ));
+            }
+        }
+        if let Some(from) = &s.exceptions_from {
+            match self.get(from) {
+                None => {
+                    return Err(format!(
+                        "server {:?}: `exceptions_from` names {from:?}, which is not a server of the manifest",
+                        s.name
+                    ));
+                }
+                Some(other) if other.name == s.name => {
+                    return Err(format!(
+                        "server {:?}: `exceptions_from` names the server itself",
+                        s.name
+                    ));
+                }
+                Some(other) if other.exceptions_from.is_some() => {
+                    return Err(format!(
+                        "server {:?}: `exceptions_from` names {from:?}, which takes its own from {:?}: name that one",
+                        s.name,
+                        other.exceptions_from.as_deref().unwrap_or_default()
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies each `exceptions_from` server's own exceptions into `inherited`.
+    fn resolve_exceptions_from(&mut self) {
+        let taken: Vec<Vec<Exception>> = self
+            .servers
+            .iter()
+            .map(|s| {
+                s.exceptions_from
+                    .as_deref()
+                    .and_then(|from| self.get(from))
+                    .map(|other| other.exceptions.clone())
+                    .unwrap_or_default()
+            })
+            .collect();
+        for (s, inherited) in self.servers.iter_mut().zip(taken) {
+            s.inherited = inherited;
+        }
+    }
+
+    /// Expands every server's exceptions against `known`, the names of every conformance
+    /// check (see [`Server::excused`]): an error names the server, its file and the pattern
+    /// that matches no check, or the check two of its exceptions excuse.
+    pub fn check_exceptions(&self, known: &[&str]) -> Result<(), ManifestError> {
+        for s in &self.servers {
+            s.excused(known)
+                .map_err(|e| ManifestError::Invalid(s.file.clone(), e))?;
         }
         Ok(())
     }
@@ -265,12 +412,44 @@ impl Manifest {
     }
 }
 
+/// Whether `c` can be a check name or pattern: lowercase letters, digits, `.`, `-`, `*`.
+fn is_check_pattern(c: &str) -> bool {
+    !c.is_empty()
+        && c.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"*.-".contains(&b))
+}
+
+/// Whether `name` matches `pattern`, where `*` stands for any run of characters (none
+/// included) and every other character for itself.
+pub fn matches(pattern: &str, name: &str) -> bool {
+    let (p, n) = (pattern.as_bytes(), name.as_bytes());
+    // The classic greedy match with one backtrack point: the last `*` seen.
+    let (mut i, mut j) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while j < n.len() {
+        if i < p.len() && p[i] == b'*' {
+            star = Some((i, j));
+            i += 1;
+        } else if i < p.len() && p[i] == n[j] {
+            i += 1;
+            j += 1;
+        } else if let Some((si, sj)) = star {
+            i = si + 1;
+            j = sj + 1;
+            star = Some((si, sj + 1));
+        } else {
+            return false;
+        }
+    }
+    p[i..].iter().all(|&b| b == b'*')
+}
+
 /// The rules for a peer's entry: a runtime, known placeholders, an address placeholder, and
 /// analogues that are Rust variants of `manifest`.
 fn validate_peer(s: &Server, command: &[String], manifest: &Manifest) -> Result<(), String> {
     if s.runtime.as_deref().is_none_or(|r| r.trim().is_empty()) {
         return Err(format!(
-            "peer {:?} needs a `runtime` beside its `command`",
+            "server {:?} needs a `runtime` beside its `command` (node, python3, go, …: what `bench list` shows)",
             s.name
         ));
     }
@@ -278,13 +457,17 @@ fn validate_peer(s: &Server, command: &[String], manifest: &Manifest) -> Result<
         let mut rest = arg.as_str();
         while let Some(open) = rest.find('{') {
             let Some(len) = rest[open..].find('}') else {
-                return Err(format!("peer {:?}: unclosed `{{` in {arg:?}", s.name));
+                return Err(format!(
+                    "server {:?}: unclosed `{{` in `command` argument {arg:?}",
+                    s.name
+                ));
             };
             let placeholder = &rest[open..=open + len];
             if !PLACEHOLDERS.contains(&placeholder) {
                 return Err(format!(
-                    "peer {:?}: unknown placeholder {placeholder} in its command",
-                    s.name
+                    "server {:?}: unknown placeholder {placeholder} in its `command` (known: {})",
+                    s.name,
+                    PLACEHOLDERS.join(", ")
                 ));
             }
             rest = &rest[open + len + 1..];
@@ -295,7 +478,7 @@ fn validate_peer(s: &Server, command: &[String], manifest: &Manifest) -> Result<
         .any(|a| a.contains("{addr}") || a.contains("{port}"))
     {
         return Err(format!(
-            "peer {:?}: its command takes no address ({{addr}} or {{port}})",
+            "server {:?}: its `command` takes no address: put {{addr}} (HOST:PORT) or {{port}} where it goes",
             s.name
         ));
     }
@@ -304,9 +487,16 @@ fn validate_peer(s: &Server, command: &[String], manifest: &Manifest) -> Result<
         .iter()
         .find(|a| manifest.get(a).is_none_or(|other| other.package.is_none()))
     {
+        let variants: Vec<&str> = manifest
+            .servers
+            .iter()
+            .filter(|v| v.package.is_some())
+            .map(|v| v.name.as_str())
+            .collect();
         return Err(format!(
-            "peer {:?}: analogue {a:?} is not a Rust variant of servers.toml",
-            s.name
+            "server {:?}: `analogue` {a:?} is not a Rust variant of the manifest (one of: {})",
+            s.name,
+            variants.join(", ")
         ));
     }
     Ok(())
@@ -392,13 +582,73 @@ impl Server {
         self.groups.iter().any(|g| g == group)
     }
 
-    /// `(check, reason)` pairs of its documented exceptions.
-    pub fn exception_pairs(&self) -> Vec<(String, String)> {
-        self.exceptions
+    /// Every check it is excused from and the reason, in the order of `known` (the names of
+    /// every conformance check, `conformance::checks()`): each check its own exceptions cover,
+    /// then each that the exceptions of `exceptions_from` cover and its own do not.
+    ///
+    /// An error (one line naming the field): a name or pattern that matches no check of
+    /// `known`, or a check that two of its own exceptions cover (say it once, with one reason).
+    pub fn excused(&self, known: &[&str]) -> Result<Vec<(String, String)>, String> {
+        let mut reasons: Vec<Option<&Exception>> = vec![None; known.len()];
+        for (rules, own) in [(&self.exceptions, true), (&self.inherited, false)] {
+            let mut this: Vec<Option<&Exception>> = vec![None; known.len()];
+            for e in rules {
+                for pattern in &e.checks {
+                    let mut hit = false;
+                    for (i, name) in known.iter().enumerate() {
+                        if !matches(pattern, name) {
+                            continue;
+                        }
+                        hit = true;
+                        match this[i] {
+                            Some(other) if !std::ptr::eq(other, e) && own => {
+                                return Err(format!(
+                                    "server {:?}: check {name:?} is in the `checks` of two exceptions ({:?} and {:?}): give it one",
+                                    self.name,
+                                    short(&other.reason),
+                                    short(&e.reason)
+                                ));
+                            }
+                            _ => this[i] = Some(e),
+                        }
+                    }
+                    if !hit {
+                        let whose = if own {
+                            String::new()
+                        } else {
+                            format!(
+                                " (taken from {:?})",
+                                self.exceptions_from.as_deref().unwrap_or_default()
+                            )
+                        };
+                        return Err(format!(
+                            "server {:?}: exception `checks` entry {pattern:?}{whose} matches no conformance check",
+                            self.name
+                        ));
+                    }
+                }
+            }
+            for (slot, e) in reasons.iter_mut().zip(this) {
+                if slot.is_none() {
+                    *slot = e;
+                }
+            }
+        }
+        Ok(known
             .iter()
-            .map(|e| (e.check.clone(), e.reason.clone()))
-            .collect()
+            .zip(reasons)
+            .filter_map(|(name, e)| e.map(|e| ((*name).to_owned(), e.reason.clone())))
+            .collect())
     }
+}
+
+/// The first words of a reason, to name an exception in an error line.
+fn short(reason: &str) -> String {
+    let mut words: Vec<&str> = reason.split_whitespace().take(6).collect();
+    if reason.split_whitespace().count() > 6 {
+        words.push("…");
+    }
+    words.join(" ")
 }
 
 /// The first `name` in a folder of `PATH` that is an executable file.
@@ -437,7 +687,7 @@ mod tests {
         groups = ["core", "scenarios"]
         scenarios = true
         [[server.exception]]
-        check = "core.hello.get"
+        checks = ["core.hello.get"]
         reason = "adds a field"
     "#;
 
@@ -489,9 +739,160 @@ mod tests {
     #[test]
     fn parses_and_validates() {
         let m = Manifest::parse(OK).unwrap();
-        assert_eq!(m.servers[0].exceptions[0].check, "core.hello.get");
+        assert_eq!(m.servers[0].exceptions[0].checks, ["core.hello.get"]);
+        assert_eq!(m.servers[0].file, Path::new("servers.toml"));
         assert!(m.get("a").unwrap().has_group("core"));
         assert_eq!(m.by_package("server-a").unwrap().name, "a");
+    }
+
+    /// [`PEER`] named `name`, with `extra` lines after its name.
+    fn peer(name: &str, extra: &str) -> String {
+        PEER.replace("name = \"p\"", &format!("name = \"{name}\"\n{extra}"))
+    }
+
+    /// The checks `excused` is matched against in these tests.
+    const KNOWN: [&str; 7] = [
+        "core.hello.get",
+        "core.hello.head",
+        "core.root.get",
+        "bad.version-1.2",
+        "bad.version-2.0",
+        "rfc9112.te.http10",
+        "rfc9112.te.chunked-not-final",
+    ];
+
+    #[test]
+    fn patterns_match_any_run_of_characters() {
+        for (pattern, name, want) in [
+            ("core.hello.get", "core.hello.get", true),
+            ("core.hello.get", "core.hello.gets", false),
+            ("core.*", "core.hello.get", true),
+            ("core.*.get", "core.hello.get", true),
+            ("core.*.get", "core.hello.head", false),
+            ("*", "anything", true),
+            ("bad.version-*", "bad.version-1.2", true),
+            ("bad.version-*", "bad.version", false),
+            ("*-*", "a-b", true),
+            ("a*b*c", "abbbc", true),
+            ("a*b*c", "acb", false),
+        ] {
+            assert_eq!(matches(pattern, name), want, "{pattern} {name}");
+        }
+    }
+
+    #[test]
+    fn an_exception_excuses_every_check_its_patterns_match_and_names_its_reason() {
+        let m = Manifest::parse(&format!(
+            "{OK}{}",
+            peer("p", "")
+                + "[[server.exception]]\nchecks = [\"core.hello.*\", \"core.hello.get\", \"bad.version-*\"]\nreason = \"one\"\n"
+                + "[[server.exception]]\nchecks = [\"rfc9112.te.http10\"]\nreason = \"two\"\n"
+        ))
+        .unwrap();
+        let excused = m.get("p").unwrap().excused(&KNOWN).unwrap();
+        let want: Vec<(String, String)> = [
+            ("core.hello.get", "one"),
+            ("core.hello.head", "one"),
+            ("bad.version-1.2", "one"),
+            ("bad.version-2.0", "one"),
+            ("rfc9112.te.http10", "two"),
+        ]
+        .map(|(c, r)| (c.to_owned(), r.to_owned()))
+        .to_vec();
+        assert_eq!(excused, want);
+        assert_eq!(
+            m.get("a").unwrap().excused(&KNOWN).unwrap(),
+            [("core.hello.get".to_owned(), "adds a field".to_owned())]
+        );
+        assert!(m.check_exceptions(&KNOWN).is_ok());
+    }
+
+    #[test]
+    fn exceptions_from_takes_the_other_servers_and_its_own_come_first() {
+        let m = Manifest::parse(&format!(
+            "{OK}{}{}",
+            peer("p", "")
+                + "[[server.exception]]\nchecks = [\"rfc9112.te.*\"]\nreason = \"p's\"\n",
+            peer("q", "exceptions_from = \"p\"")
+                + "[[server.exception]]\nchecks = [\"rfc9112.te.http10\", \"core.root.get\"]\nreason = \"q's\"\n"
+        ))
+        .unwrap();
+        let q = m.get("q").unwrap();
+        assert_eq!(q.inherited, m.get("p").unwrap().exceptions);
+        assert_eq!(
+            q.excused(&KNOWN).unwrap(),
+            [
+                ("core.root.get".to_owned(), "q's".to_owned()),
+                ("rfc9112.te.http10".to_owned(), "q's".to_owned()),
+                ("rfc9112.te.chunked-not-final".to_owned(), "p's".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_pattern_that_matches_nothing_or_a_check_excused_twice_is_an_error() {
+        for (rules, why) in [
+            (
+                "[[server.exception]]\nchecks = [\"core.hello.gte\"]\nreason = \"x\"\n",
+                "server \"p\": exception `checks` entry \"core.hello.gte\" matches no conformance check",
+            ),
+            (
+                "[[server.exception]]\nchecks = [\"rfc9113.*\"]\nreason = \"x\"\n",
+                "entry \"rfc9113.*\" matches no",
+            ),
+            (
+                "[[server.exception]]\nchecks = [\"core.*\"]\nreason = \"first reason\"\n\
+                 [[server.exception]]\nchecks = [\"core.root.get\"]\nreason = \"second\"\n",
+                "check \"core.root.get\" is in the `checks` of two exceptions (\"first reason\" and \"second\")",
+            ),
+        ] {
+            let m = Manifest::parse(&format!("{OK}{}", peer("p", "") + rules)).unwrap();
+            let e = m.check_exceptions(&KNOWN).unwrap_err().to_string();
+            assert!(e.starts_with("servers.toml: "), "{e}");
+            assert!(e.contains(why), "{why}: {e}");
+        }
+    }
+
+    #[test]
+    fn files_load_as_one_manifest_and_errors_name_the_file() {
+        let dir = std::env::temp_dir().join(format!("manifest-files-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (first, second) = (dir.join("servers.toml"), dir.join("mine.toml"));
+        std::fs::write(&first, OK).unwrap();
+        std::fs::write(&second, peer("p", "exceptions_from = \"a\"")).unwrap();
+        let m = Manifest::load_files(&[&first, &second]).unwrap();
+        let p = m.get("p").unwrap();
+        assert_eq!((p.file.as_path(), p.inherited.len()), (second.as_path(), 1));
+        assert_eq!(m.get("a").unwrap().file, first);
+        std::fs::write(&second, PEER.replace("[\"a\"]", "[\"b\"]")).unwrap();
+        let e = Manifest::load_files(&[&first, &second])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with(&format!(
+                "{}: server \"p\": `analogue` \"b\"",
+                second.display()
+            )),
+            "{e}"
+        );
+        assert!(e.contains("(one of: a)"), "{e}");
+        std::fs::write(&second, OK.replace("style", "stile")).unwrap();
+        let e = Manifest::load_files(&[&first, &second])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with(&format!(
+                "{}, line 5: unknown field `stile`",
+                second.display()
+            )),
+            "{e}"
+        );
+        std::fs::write(&second, OK).unwrap();
+        let e = Manifest::load_files(&[&first, &second])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("mine.toml: server \"a\" is listed twice"), "{e}");
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]
@@ -505,21 +906,24 @@ mod tests {
                 OK.replace("scenarios = true", "scenarios = false"),
                 "disagrees",
             ),
-            (OK.replace("package = \"server-a\"", ""), "exactly one"),
+            (OK.replace("package = \"server-a\"", ""), "has no `command`"),
             (
                 OK.replace("reason = \"adds a field\"", "reason = \" \""),
-                "no reason",
+                "has no `reason`",
             ),
             (
                 format!(
                     "{OK}\n{}",
                     OK.replace("[[server.exception]]", "")
-                        .replace("check = \"core.hello.get\"", "")
+                        .replace("checks = [\"core.hello.get\"]", "")
                         .replace("reason = \"adds a field\"", "")
                 ),
                 "twice",
             ),
-            (OK.replace("style", "stile"), "not a valid manifest"),
+            (
+                OK.replace("style", "stile"),
+                "servers.toml, line 5: unknown field `stile`",
+            ),
             (
                 format!("{OK}{PEER}").replace("runtime = \"sh\"", ""),
                 "needs a `runtime`",
@@ -548,7 +952,41 @@ mod tests {
             ),
             (
                 format!("{OK}{PEER}").replace("port = 3000", "port = 3000\nworkers = 2"),
-                "not a valid manifest",
+                "unknown field `workers`",
+            ),
+            (
+                OK.replace("checks = [\"core.hello.get\"]", "checks = []"),
+                "empty `checks`",
+            ),
+            (
+                OK.replace("\"core.hello.get\"]", "\"core.hello get\"]"),
+                "not a check name or pattern",
+            ),
+            (
+                OK.replace("checks =", "check ="),
+                "unknown field `check`, expected `checks` or `reason`",
+            ),
+            (
+                format!("{OK}{PEER}")
+                    .replace("runtime = \"sh\"", "runtime = \"sh\"\npackage = \"p\""),
+                "both `package` and `command`",
+            ),
+            (
+                format!("{OK}{}", peer("p", "exceptions_from = \"q\"")),
+                "`exceptions_from` names \"q\", which is not a server",
+            ),
+            (
+                format!("{OK}{}", peer("p", "exceptions_from = \"p\"")),
+                "`exceptions_from` names the server itself",
+            ),
+            (
+                format!(
+                    "{OK}{}{}{}",
+                    peer("p", "exceptions_from = \"q\""),
+                    peer("q", "exceptions_from = \"r\""),
+                    peer("r", "")
+                ),
+                "takes its own from \"r\": name that one",
             ),
         ] {
             let e = Manifest::parse(&bad).unwrap_err().to_string();

@@ -1,8 +1,11 @@
 //! `bench verify [NAME…]`: starts each server, runs the conformance `core`, `connection` and
-//! `rfc9112` groups against it (its documented exceptions skipped and printed as `EXCEPTION`), and
-//! prints the fairness table: per server and endpoint, the status, head bytes, body bytes and
-//! header fields of one plain `GET`, so that equal work and equal bytes can be seen before
-//! anything is measured. A failed check makes the command fail (one line on stderr).
+//! `rfc9112` groups against it (those its entry lists), judged exactly as the workspace's tests
+//! judge it (`conformance::suite::options_for`: a Rust variant strictly, a peer or a user's own
+//! server as CONTRACT.md allows a library), and prints one line per server: checks passed,
+//! excused by its exceptions, failed (each failure under it; each exception's reason with
+//! `--verbose`). Then the fairness table: per server and endpoint, the status, head bytes, body
+//! bytes and header fields of one plain `GET`, so that equal work and equal bytes can be seen
+//! before anything is measured. A failed check makes the command fail (one line on stderr).
 
 use std::net::SocketAddr;
 use std::sync::mpsc;
@@ -10,7 +13,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail};
 use conformance::wire::{Conn, Response};
-use conformance::{Group, Options, Outcome, Report, Target};
+use conformance::{Group, Outcome, Report, Target};
 use manifest::Server;
 
 use crate::experiment::TOKEN;
@@ -30,8 +33,9 @@ const CONTRACT_FIELDS: [&str; 5] = [
     "allow",
 ];
 
-/// Runs `bench verify` for `names` (all runnable servers when empty).
-pub fn run(env: &Env, names: &[String]) -> anyhow::Result<()> {
+/// Runs `bench verify` for `names` (all runnable servers when empty); `verbose` prints each
+/// exception's reason.
+pub fn run(env: &Env, names: &[String], verbose: bool) -> anyhow::Result<()> {
     let manifest = env.manifest()?;
     let chosen = servers::select(&manifest, names, |_| true)?;
     let mut runnable = Vec::new();
@@ -75,8 +79,8 @@ pub fn run(env: &Env, names: &[String]) -> anyhow::Result<()> {
                 s.groups
             );
         } else {
-            let report = conformance(s, running.addr)?;
-            print_report(s, running.addr, &report);
+            let (report, excused) = conformance(s, running.addr)?;
+            print_report(s, running.addr, &report, &excused, verbose);
             if report.failed() > 0 {
                 failures.push(format!("{}: {}", s.name, report.failed_names().join(", ")));
             }
@@ -111,20 +115,12 @@ fn groups(server: &Server) -> Vec<Group> {
         .collect()
 }
 
-/// Runs the checks on a thread, so that a signal is seen while they run.
-fn conformance(server: &Server, addr: SocketAddr) -> anyhow::Result<Report> {
-    let options = Options {
-        groups: groups(server),
-        skip: server.exception_pairs(),
-        strict_errors: true,
-        endpoints: server.endpoints.clone(),
-        extra_headers: server
-            .extra_headers
-            .iter()
-            .map(|h| h.field.to_ascii_lowercase())
-            .collect(),
-        ..Options::default()
-    };
+/// Runs the checks, with the options the workspace's tests judge `server` by, on a thread, so
+/// that a signal is seen while they run; the report and the names of the checks excused.
+fn conformance(server: &Server, addr: SocketAddr) -> anyhow::Result<(Report, Vec<String>)> {
+    let options =
+        conformance::suite::options_for(server, &groups(server)).map_err(crate::plan::bad)?;
+    let excused: Vec<String> = options.skip.iter().map(|(c, _)| c.clone()).collect();
     let target = Target::new(addr);
     let (tx, rx) = mpsc::channel();
     std::thread::Builder::new()
@@ -136,7 +132,7 @@ fn conformance(server: &Server, addr: SocketAddr) -> anyhow::Result<Report> {
     loop {
         signals::check()?;
         match rx.recv_timeout(Duration::from_millis(50)) {
-            Ok(report) => return Ok(report),
+            Ok(report) => return Ok((report, excused)),
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 bail!("the conformance checks against {} stopped", server.name)
@@ -145,35 +141,63 @@ fn conformance(server: &Server, addr: SocketAddr) -> anyhow::Result<Report> {
     }
 }
 
-fn print_report(server: &Server, addr: SocketAddr, report: &Report) {
+/// One line for `server`: checks passed, excused, failed (and not run, for endpoints it does
+/// not serve); under it every failure, and with `verbose` the exceptions' reasons and the
+/// checks not run, each grouped by reason.
+fn print_report(
+    server: &Server,
+    addr: SocketAddr,
+    report: &Report,
+    excused: &[String],
+    verbose: bool,
+) {
     let names: Vec<&str> = groups(server).iter().map(|g| g.name()).collect();
-    crate::say!(
-        "{} ({addr}), {}: {}",
+    let is_excused = |name: &str| excused.iter().any(|e| e == name);
+    let skipped = |want_excused: bool| {
+        report
+            .results
+            .iter()
+            .filter(|r| matches!(r.outcome, Outcome::Skipped { .. }))
+            .filter(|r| is_excused(r.name) == want_excused)
+            .count()
+    };
+    let not_run = skipped(false);
+    let mut line = format!(
+        "{} ({addr}), {}: {} passed, {} excused, {} failed",
         server.name,
         names.join(" + "),
-        report.summary()
+        report.passed(),
+        skipped(true),
+        report.failed()
     );
+    if not_run > 0 {
+        line.push_str(&format!(
+            "; {not_run} not run (endpoints it does not serve)"
+        ));
+    }
+    crate::say!("{line}");
     // Skipped checks grouped by reason: a library's one deviation often excuses many checks.
-    let mut skipped: Vec<(String, Vec<&str>)> = Vec::new();
+    let mut grouped: Vec<(String, Vec<&str>)> = Vec::new();
     for r in &report.results {
         match &r.outcome {
             Outcome::Pass => {}
             Outcome::Fail(_) => crate::say!("  {r}"),
-            Outcome::Skipped { reason } => {
-                let kind = if server.exceptions.iter().any(|e| e.check == r.name) {
-                    "EXCEPTION (servers.toml)"
+            Outcome::Skipped { reason } if verbose => {
+                let kind = if is_excused(r.name) {
+                    "EXCEPTION"
                 } else {
-                    "SKIP"
+                    "NOT RUN"
                 };
                 let key = format!("{kind}: {reason}");
-                match skipped.iter_mut().find(|(k, _)| *k == key) {
+                match grouped.iter_mut().find(|(k, _)| *k == key) {
                     Some((_, names)) => names.push(r.name),
-                    None => skipped.push((key, vec![r.name])),
+                    None => grouped.push((key, vec![r.name])),
                 }
             }
+            Outcome::Skipped { .. } => {}
         }
     }
-    for (key, names) in skipped {
+    for (key, names) in grouped {
         let (kind, reason) = key.split_once(": ").unwrap_or((&key, ""));
         crate::say!("  {kind} {}: {reason}", names.join(", "));
     }
