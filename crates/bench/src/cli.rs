@@ -49,6 +49,9 @@ pub struct IdleArgs {
     /// Use the Rust binaries in DIR as they are instead of building target/release
     #[arg(long, value_name = "DIR")]
     pub bin_dir: Option<PathBuf>,
+    /// Where the servers come from.
+    #[command(flatten)]
+    pub manifest: ManifestArgs,
 }
 
 /// `bench instructions`.
@@ -94,6 +97,18 @@ pub struct InstructionsArgs {
     /// still marked); without it such a run is refused
     #[arg(long)]
     pub allow_busy: bool,
+    /// Where the servers come from.
+    #[command(flatten)]
+    pub manifest: ManifestArgs,
+}
+
+/// Where the servers come from, for every command that reads the manifest.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ManifestArgs {
+    /// Also read the server entries of FILE (your own servers, written as in servers.toml;
+    /// docs/add-a-server.md), beside those of servers.toml
+    #[arg(long, value_name = "FILE")]
+    pub servers_file: Option<PathBuf>,
 }
 
 /// `bench list`.
@@ -102,6 +117,9 @@ pub struct ListArgs {
     /// Look for the Rust binaries in DIR instead of target/release
     #[arg(long, value_name = "DIR")]
     pub bin_dir: Option<PathBuf>,
+    /// Where the servers come from.
+    #[command(flatten)]
+    pub manifest: ManifestArgs,
 }
 
 /// `bench verify`.
@@ -120,6 +138,9 @@ pub struct VerifyArgs {
     /// Use the Rust binaries in DIR as they are instead of building target/release
     #[arg(long, value_name = "DIR")]
     pub bin_dir: Option<PathBuf>,
+    /// Where the servers come from.
+    #[command(flatten)]
+    pub manifest: ManifestArgs,
 }
 
 /// `bench run`.
@@ -156,6 +177,9 @@ pub struct RunArgs {
     /// How the servers are started.
     #[command(flatten)]
     pub start: StartArgs,
+    /// Where the servers come from.
+    #[command(flatten)]
+    pub manifest: ManifestArgs,
 }
 
 /// How `run` and `tools compare` start servers and pin them.
@@ -212,7 +236,7 @@ pub enum ToolsCmd {
     List,
     /// Drive one server with several load tools at the same load, alternating them round by
     /// round, and print each tool's requests/s and p50 with its ratio to the first tool's
-    Compare(CompareArgs),
+    Compare(Box<CompareArgs>),
 }
 
 /// `bench tools compare`.
@@ -247,4 +271,7 @@ pub struct CompareArgs {
     /// How the server is started.
     #[command(flatten)]
     pub start: StartArgs,
+    /// Where the servers come from.
+    #[command(flatten)]
+    pub manifest: ManifestArgs,
 }

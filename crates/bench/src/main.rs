@@ -50,17 +50,19 @@ fn main() -> ExitCode {
 fn execute(cli: Cli) -> anyhow::Result<()> {
     let argv: Vec<String> = std::env::args().collect();
     match cli.command {
-        Cmd::List(a) => list::run(&Env::new(a.bin_dir)),
+        Cmd::List(a) => list::run(&Env::new(a.bin_dir).with_servers_file(a.manifest.servers_file)),
         Cmd::Verify(a) => {
+            let env = Env::new(a.bin_dir).with_servers_file(a.manifest.servers_file);
             let names: Vec<String> = a.names.into_iter().chain(a.servers).collect();
-            verify::run(&Env::new(a.bin_dir), &names, a.verbose)
+            verify::run(&env, &names, a.verbose)
         }
         Cmd::Run(a) if a.list => {
             run::list();
             Ok(())
         }
         Cmd::Run(a) => {
-            let env = Env::new(a.start.bin_dir.clone());
+            let env = Env::new(a.start.bin_dir.clone())
+                .with_servers_file(a.manifest.servers_file.clone());
             let mut command = vec!["bench".to_string()];
             command.extend(argv.into_iter().skip(1));
             let outcome = run::run(&env, &a, command)?;
@@ -121,15 +123,23 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
             };
             let mut command = vec!["bench".to_string()];
             command.extend(argv.into_iter().skip(1));
-            instructions::run(&Env::new(a.bin_dir), &plan, command)
+            let env = Env::new(a.bin_dir).with_servers_file(a.manifest.servers_file);
+            instructions::run(&env, &plan, command)
         }
-        Cmd::Idle(a) => idle::run(&Env::new(a.bin_dir), &a.names, a.connections).map(|_| ()),
+        Cmd::Idle(a) => {
+            let env = Env::new(a.bin_dir).with_servers_file(a.manifest.servers_file);
+            idle::run(&env, &a.names, a.connections).map(|_| ())
+        }
         Cmd::Tools(t) => match t.command {
             ToolsCmd::List => {
                 tools::list(&Env::new(None));
                 Ok(())
             }
-            ToolsCmd::Compare(a) => tools::compare(&Env::new(a.start.bin_dir.clone()), &a),
+            ToolsCmd::Compare(a) => {
+                let env = Env::new(a.start.bin_dir.clone())
+                    .with_servers_file(a.manifest.servers_file.clone());
+                tools::compare(&env, &a)
+            }
         },
         Cmd::Report(a) => {
             if let Some(out) = &a.html {

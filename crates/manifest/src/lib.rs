@@ -227,9 +227,13 @@ impl Manifest {
         };
         for (path, text) in texts {
             let mut m: Manifest = toml::from_str(text).map_err(|e| {
-                let line = e
-                    .span()
-                    .map(|span| text[..span.start.min(text.len())].lines().count().max(1));
+                let line = e.span().map(|span| {
+                    text.as_bytes()[..span.start.min(text.len())]
+                        .iter()
+                        .filter(|&&b| b == b'\n')
+                        .count()
+                        + 1
+                });
                 ManifestError::Parse(path.clone(), line, Box::new(e))
             })?;
             for s in &mut m.servers {

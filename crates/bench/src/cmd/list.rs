@@ -1,4 +1,4 @@
-//! `bench list`: every entry of servers.toml, whether it can run here (binary built or
+//! `bench list`: every entry of servers.toml (and of a `--servers-file`), whether it can run here (binary built or
 //! buildable, or a peer's runtime and files found, or what is missing), its style, what it is
 //! the analogue of, its usual port and its experiments; then every load tool, installed or
 //! not, with its version (`bench tools list`).
@@ -35,11 +35,7 @@ pub fn run(env: &Env) -> anyhow::Result<()> {
         };
         t.row(vec![
             s.name.clone(),
-            if s.is_peer() {
-                format!("peer ({})", s.runtime.as_deref().unwrap_or("?"))
-            } else {
-                "rust".to_string()
-            },
+            kind(s, env),
             runs,
             port,
             s.experiments.join(" "),
@@ -51,6 +47,21 @@ pub fn run(env: &Env) -> anyhow::Result<()> {
     crate::say!("\nload tools (bench tools list):");
     crate::term::out::text(super::tools::tools_table(env));
     Ok(())
+}
+
+/// Rust variant or peer (and its runtime), and the file of an entry that is not servers.toml's
+/// (`--servers-file`).
+fn kind(s: &manifest::Server, env: &Env) -> String {
+    let mut kind = if s.is_peer() {
+        format!("peer ({})", s.runtime.as_deref().unwrap_or("?"))
+    } else {
+        "rust".to_string()
+    };
+    if s.file != env.root.join("servers.toml") {
+        let file = s.file.file_name().unwrap_or(s.file.as_os_str());
+        kind.push_str(&format!(" from {}", file.to_string_lossy()));
+    }
+    kind
 }
 
 /// `text` cut to `max` characters, with `…` when cut.

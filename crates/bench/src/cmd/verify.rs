@@ -197,6 +197,8 @@ fn print_report(
             Outcome::Skipped { .. } => {}
         }
     }
+    // The exceptions first, then the checks not run.
+    grouped.sort_by_key(|(key, _)| !key.starts_with("EXCEPTION"));
     for (key, names) in grouped {
         let (kind, reason) = key.split_once(": ").unwrap_or((&key, ""));
         crate::say!("  {kind} {}: {reason}", names.join(", "));

@@ -32,6 +32,8 @@ pub struct Env {
     pub root: PathBuf,
     /// Binaries given with `--bin-dir`: used as they are, nothing is built.
     pub bin_dir: Option<PathBuf>,
+    /// A user's own file of `[[server]]` entries (`--servers-file`), read after servers.toml.
+    pub servers_file: Option<PathBuf>,
 }
 
 impl Env {
@@ -42,15 +44,24 @@ impl Env {
         Env {
             root: manifest::workspace_root(),
             bin_dir,
+            servers_file: None,
         }
     }
 
-    /// The manifest at the root, as every tool reads it (`conformance::suite::load_manifest`:
-    /// every exception's checks matched against the conformance checks).
+    /// The same, with the entries of `file` (`--servers-file`) beside servers.toml's.
+    pub fn with_servers_file(mut self, file: Option<PathBuf>) -> Env {
+        self.servers_file = file;
+        self
+    }
+
+    /// The manifest at the root, and the `--servers-file` after it, as every tool reads it
+    /// (`conformance::suite::load_manifest`); a manifest that does not load is a
+    /// [`BadInput`](crate::plan::BadInput) (exit status 2), one line naming the file and field.
     pub fn manifest(&self) -> anyhow::Result<Manifest> {
-        Ok(conformance::suite::load_manifest(&[&self
-            .root
-            .join("servers.toml")])?)
+        let root = self.root.join("servers.toml");
+        let mut files = vec![root.as_path()];
+        files.extend(self.servers_file.as_deref());
+        conformance::suite::load_manifest(&files).map_err(crate::plan::bad)
     }
 
     /// The folder binaries come from.
