@@ -289,12 +289,14 @@ mod tests {
                 connections: 50,
                 requests: None,
                 duration_s: Some(2.0),
+                offered_requests_per_s: None,
                 tool_command: vec![],
                 valid: true,
                 invalid_reason: None,
                 repeats: vec![r],
                 median: None,
                 spread: None,
+                saturation: None,
             };
             st.finish();
             st
