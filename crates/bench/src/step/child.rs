@@ -33,7 +33,7 @@ pub struct Output {
     /// How long it ran.
     pub elapsed: Duration,
     /// What its process tree used while it ran (every thread's schedstat, read every
-    /// [`SAMPLE_EVERY`](super::SAMPLE_EVERY)); `None` when not sampled (cargo) or never seen.
+    /// [`SAMPLE_EVERY`]); `None` when not sampled (cargo) or never seen.
     pub usage: Option<Series>,
 }
 
