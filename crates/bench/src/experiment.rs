@@ -1,4 +1,4 @@
-//! E1–E6 as data: each experiment's title, the load its article used, its endpoints and its
+//! E1–E7 as data: each experiment's title, the load its article used, its endpoints and its
 //! steps (connections, duration or request count, connection mode, timeout, headers), at the
 //! default length and at `--quick` length.
 //!
