@@ -24,7 +24,7 @@ pub enum Cmd {
     /// Start each server, run the conformance core, connection and rfc9112 groups, print the
     /// fairness table (status, head and body bytes, header fields per endpoint)
     Verify(VerifyArgs),
-    /// Run an experiment (e1…e6) against its servers and write results/EXPERIMENT-TIMESTAMP.json
+    /// Run an experiment (e1…e7) against its servers and write results/EXPERIMENT-TIMESTAMP.json
     Run(RunArgs),
     /// Markdown tables and SVG charts beside results files, or (--html) one page of them all
     Report(ReportArgs),
@@ -146,7 +146,7 @@ pub struct VerifyArgs {
 /// `bench run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// The experiment: e1, e2, e3, e4, e5 or e6
+    /// The experiment: e1, e2, e3, e4, e5, e6 or e7
     #[arg(value_name = "EXPERIMENT", required_unless_present = "list")]
     pub experiment: Option<String>,
     /// List the experiments and exit
@@ -161,6 +161,10 @@ pub struct RunArgs {
     /// Only these steps (by id: c100, async, …; every endpoint's step of that id)
     #[arg(long, value_name = "ID,…", value_delimiter = ',')]
     pub steps: Vec<String>,
+    /// E7's ladder of offered rates instead of its own, requests/s, lowest first (default
+    /// 1000,5000,10000,20000,40000,80000,120000,160000; with --quick 1000,10000,40000,120000)
+    #[arg(long, value_name = "R,…", value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub rates: Vec<u64>,
     /// Repeats per step (default: the article's, 3 for E1 and E2, else 1)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: Option<u32>,

@@ -1,4 +1,4 @@
-//! E1–E6 as data: each experiment's title, the load its article used, its endpoints and its
+//! E1–E7 as data: each experiment's title, the load its article used, its endpoints and its
 //! steps (connections, duration or request count, connection mode, timeout, headers), at the
 //! default length and at `--quick` length.
 //!
@@ -14,6 +14,13 @@
 //! Each experiment also carries its article's question and the figures the article reported
 //! ([`Reported`], quoted from EXPERIMENTS.md), each naming the peer, endpoint and step where
 //! our figure for the same system is read, so a report can show them side by side.
+//!
+//! E7, the open-loop profile, is no article's either: a ladder of offered rates ([`Ladder`]) on
+//! `/hello` and `/api/hello` at 100 keep-alive connections, 10 s per rung after a 1 s warm-up
+//! at the same rate (2 s rungs and a shorter ladder with `--quick`); a server's ladder on an
+//! endpoint stops at the first rung it cannot hold (`step::verdict::saturated`). By default
+//! the peers run `/hello` only ([`Experiment::peers_on`]), so that a run of every server fits
+//! in 30 minutes on the project's 2-CPU machine; a peer named in `--servers` runs both.
 //!
 //! E6 is TechEmpower's profile rather than an article's: its plaintext test (`/hello`, wrk's
 //! pipeline script at depth 16, 15 s per step, `--timeout 8`) at 256, 1,024 and 4,096
@@ -52,6 +59,55 @@ pub struct Experiment {
     /// What the article reported beyond those figures, or how they differ from ours in kind
     /// (one line; empty when nothing).
     pub reported_note: &'static str,
+    /// A ladder of offered rates (E7): each endpoint's steps are its rungs; `None` for an
+    /// experiment of fixed steps.
+    pub ladder: Option<Ladder>,
+    /// The endpoints a peer runs when the servers are not named (`--servers`): empty for
+    /// every endpoint. E7's peers run `/hello` only, to keep the default run within its time.
+    pub peers_on: &'static [&'static str],
+}
+
+/// A ladder of offered rates, requests/s, lowest first: one rung (step) per rate, on each
+/// endpoint, until the server cannot keep up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ladder {
+    /// The default rates.
+    pub rates: &'static [u64],
+    /// The `--quick` rates.
+    pub quick_rates: &'static [u64],
+    /// Connections (keep-alive) at every rung.
+    pub connections: usize,
+    /// Each rung's measured length, by default.
+    pub rung: Duration,
+    /// Each rung's measured length with `--quick`.
+    pub quick_rung: Duration,
+    /// The warm-up before each rung, at the rung's rate.
+    pub warmup: Duration,
+    /// The per-request timeout.
+    pub timeout: Duration,
+}
+
+/// E7's ladder: the open-loop profile's rates, 1k … 160k requests/s, 10 s per rung rather than
+/// the profile's 15 s, so that a run of every server fits in 30 minutes on a 2-CPU machine.
+pub const E7_LADDER: Ladder = Ladder {
+    rates: &[
+        1_000, 5_000, 10_000, 20_000, 40_000, 80_000, 120_000, 160_000,
+    ],
+    quick_rates: &[1_000, 10_000, 40_000, 120_000],
+    connections: 100,
+    rung: Duration::from_secs(10),
+    quick_rung: Duration::from_secs(2),
+    warmup: Duration::from_secs(1),
+    timeout: Duration::from_secs(10),
+};
+
+/// The id of the rung at `rate` requests/s: `r1k`, `r160k`, `r1500`.
+pub fn rate_id(rate: u64) -> String {
+    if rate >= 1000 && rate.is_multiple_of(1000) {
+        format!("r{}k", rate / 1000)
+    } else {
+        format!("r{rate}")
+    }
 }
 
 /// One figure an experiment's article reported, and where our figure for the same system is
@@ -366,6 +422,9 @@ pub struct Step {
     /// A small fixed load run beside the step's measured run (E4's probe on `/api/hello`);
     /// `None` for none. A step of no `connections` with a probe is the probe alone.
     pub probe: Option<Probe>,
+    /// The open model: requests/s offered on at most `connections` connections, each at its
+    /// intended send time (a rung of E7's ladder); `None` for the closed model.
+    pub rate: Option<f64>,
 }
 
 /// A probe: a small closed-loop load on another endpoint, started with a step's measured
@@ -416,7 +475,7 @@ const NO_HEADERS: &[(&str, &str)] = &[];
 const BEARER: &[(&str, &str)] = &[("Authorization", "Bearer bench-token")];
 
 /// Every experiment, in order.
-pub const ALL: [Experiment; 6] = [
+pub const ALL: [Experiment; 7] = [
     Experiment {
         id: "e1",
         manifest_id: "E1",
@@ -427,6 +486,8 @@ pub const ALL: [Experiment; 6] = [
         endpoints: &[("/api/hello", NO_HEADERS), ("/api/private", BEARER)],
         question: "Which Node.js framework keeps up under a ramp to 1,000 connections: Express, Koa or Fastify?",
         reported: E1_REPORTED,
+        ladder: None,
+        peers_on: &[],
         reported_note: "The article's latency, RSS and error rate are over its whole k6 ramp (RSS: before and after 300 s); ours are at the 1,000-connection plateau, RSS from before the first plateau to after the last. It also timed 100,000 route matches (Express 187 ms, Koa 172, Fastify 89) and token checks (124, 118, 92 ms): `cargo bench -p bench --bench e1`.",
     },
     Experiment {
@@ -439,6 +500,8 @@ pub const ALL: [Experiment; 6] = [
         endpoints: &[("/api?name=John&lastname=Doe", NO_HEADERS)],
         question: "What does Express cost over bare node:http when both send the same bytes?",
         reported: E2_REPORTED,
+        ladder: None,
+        peers_on: &[],
         reported_note: "ab over three runs; on a Raspberry Pi the article saw the gap shrink to 25 %.",
     },
     Experiment {
@@ -451,6 +514,8 @@ pub const ALL: [Experiment; 6] = [
         endpoints: &[("/", NO_HEADERS), ("/my/ip", NO_HEADERS)],
         question: "Does one prebuilt buffer per request (Blazeio) beat tuned node:http at 100, 1,000 and 10,000 connections?",
         reported: E3_REPORTED,
+        ladder: None,
+        peers_on: &[],
         reported_note: "wrk -t1 on one machine; Blazeio sends no Date header (our contract keeps it).",
     },
     Experiment {
@@ -469,6 +534,8 @@ pub const ALL: [Experiment; 6] = [
         ],
         question: "What does blocking the event loop (a CPU loop, a nextTick pile-up, many timers) do to a server's throughput and errors?",
         reported: E4_REPORTED,
+        ladder: None,
+        peers_on: &[],
         reported_note: "Qualitative beyond async: sync blocking drops QPS by about 85 % with timeouts; the nextTick pile-up is worst (CPU saturated, most errors); timers cost some throughput without stalling.",
     },
     Experiment {
@@ -481,6 +548,8 @@ pub const ALL: [Experiment; 6] = [
         endpoints: &[("/hello", NO_HEADERS)],
         question: "How do Node.js (one process and a cluster), Go, Tornado and OpenResty compare on hello-world?",
         reported: E5_REPORTED,
+        ladder: None,
+        peers_on: &[],
         reported_note: "At 100 connections, client and server on two 24-core Xeon E5-2430 machines; ours has one server CPU, so the cluster and N-worker forms get one worker.",
     },
     Experiment {
@@ -493,7 +562,23 @@ pub const ALL: [Experiment; 6] = [
         endpoints: &[("/hello", NO_HEADERS), ("/api/hello", NO_HEADERS)],
         question: "What does each server do under TechEmpower's load: a pipelined plaintext test and a JSON test, many connections?",
         reported: &[],
+        ladder: None,
+        peers_on: &[],
         reported_note: "TechEmpower publishes its own rounds on its own hardware; this run is the profile's shape on this machine, with no article figures to set beside it.",
+    },
+    Experiment {
+        id: "e7",
+        manifest_id: "E7",
+        title: "The open-loop profile: latency and CPU per request at fixed offered rates, 1k to 160k requests/s, on /hello and /api/hello at 100 connections",
+        article_load: "wrk2 -R, k6 constant-arrival-rate, oha -q: a ladder of offered rates, latency from each request's intended send time",
+        repeat: 1,
+        scenarios_only: false,
+        endpoints: &[("/hello", NO_HEADERS), ("/api/hello", NO_HEADERS)],
+        question: "What latency do a server's users see, and what CPU does each request cost, at a fixed offered rate, and at what rate can it no longer keep up?",
+        reported: &[],
+        ladder: Some(E7_LADDER),
+        peers_on: &["/hello"],
+        reported_note: "No article measured this: it is the production engineers' measure (HttpArena scores servers this way: CPU per request and p99/p99.9 at a fixed rate, achieved/offered as the validity gate), with no figures to set beside it.",
     },
 ];
 
@@ -505,7 +590,7 @@ pub fn find(id: &str) -> Option<&'static Experiment> {
     ALL.iter().find(|e| e.id.eq_ignore_ascii_case(id))
 }
 
-/// The ids, for messages: `e1, e2, e3, e4, e5, e6`.
+/// The ids, for messages: `e1, e2, e3, e4, e5, e6, e7`.
 pub fn ids() -> String {
     ALL.iter().map(|e| e.id).collect::<Vec<_>>().join(", ")
 }
@@ -513,6 +598,12 @@ pub fn ids() -> String {
 impl Experiment {
     /// Its steps, in the order they run against each server.
     pub fn steps(&self, quick: bool) -> Vec<Step> {
+        self.steps_at(quick, None)
+    }
+
+    /// Its steps, a ladder's at `rates` (requests/s, lowest first) instead of its own when
+    /// given; `rates` is ignored by an experiment of no ladder.
+    pub fn steps_at(&self, quick: bool, rates: Option<&[u64]>) -> Vec<Step> {
         let secs = |full: u64| Duration::from_secs(if quick { 2 } else { full });
         let warm = Warmup::For(Duration::from_secs(if quick { 1 } else { 2 }));
         let mut steps = Vec::new();
@@ -532,7 +623,21 @@ impl Experiment {
                     .collect(),
                 warmup: warm,
                 probe: None,
+                rate: None,
             };
+            if let Some(l) = &self.ladder {
+                let own = if quick { l.quick_rates } else { l.rates };
+                for &r in rates.unwrap_or(own) {
+                    steps.push(Step {
+                        duration: Some(if quick { l.quick_rung } else { l.rung }),
+                        timeout: l.timeout,
+                        warmup: Warmup::For(l.warmup),
+                        rate: Some(r as f64),
+                        ..step(rate_id(r), l.connections)
+                    });
+                }
+                continue;
+            }
             match self.id {
                 "e1" => {
                     for c in [100, 500, 1000] {
@@ -615,20 +720,25 @@ impl Experiment {
     /// What a default run of one server takes, roughly (measured time and warm-ups; not
     /// start-up, and count-bounded steps counted at 10,000 requests/s).
     pub fn estimate(&self, quick: bool) -> Duration {
-        self.steps(quick)
-            .iter()
-            .map(|s| {
-                let run = s.duration.unwrap_or_else(|| {
-                    Duration::from_millis(s.requests.unwrap_or(0) / 10) // at 10k/s
-                });
-                let warm = match s.warmup {
-                    Warmup::For(d) => d,
-                    Warmup::Requests(n) => Duration::from_millis(n / 10),
-                };
-                run + warm
-            })
-            .sum()
+        estimate_of(&self.steps(quick))
     }
+}
+
+/// What running `steps` against one server takes, roughly (as [`Experiment::estimate`]).
+pub fn estimate_of(steps: &[Step]) -> Duration {
+    steps
+        .iter()
+        .map(|s| {
+            let run = s.duration.unwrap_or_else(|| {
+                Duration::from_millis(s.requests.unwrap_or(0) / 10) // at 10k/s
+            });
+            let warm = match s.warmup {
+                Warmup::For(d) => d,
+                Warmup::Requests(n) => Duration::from_millis(n / 10),
+            };
+            run + warm
+        })
+        .sum()
 }
 
 #[cfg(test)]
@@ -726,7 +836,48 @@ mod tests {
                 .filter(|e| e.id != "e6")
                 .all(|e| e.steps(false).iter().all(|s| s.pipeline == 1))
         );
-        assert!(find("e7").is_none());
+        assert!(find("e8").is_none());
+        // E7: a rung per rate on each endpoint, 100 connections, the open model.
+        let e7 = find("e7").unwrap();
+        let rungs = e7.steps(false);
+        assert_eq!(rungs.len(), 16);
+        let ids: Vec<&str> = rungs[..8].iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "r1k", "r5k", "r10k", "r20k", "r40k", "r80k", "r120k", "r160k"
+            ]
+        );
+        assert!(rungs.iter().all(|s| s.connections == 100
+            && s.mode == Mode::KeepAlive
+            && s.duration == Some(Duration::from_secs(10))
+            && s.warmup == Warmup::For(Duration::from_secs(1))
+            && s.probe.is_none()));
+        assert_eq!(
+            (rungs[0].rate, rungs[15].rate, rungs[15].endpoint.as_str()),
+            (Some(1000.0), Some(160_000.0), "/api/hello")
+        );
+        let two = e7.steps_at(false, Some(&[1000, 1500]));
+        let shape: Vec<(&str, &str, Option<f64>)> = two
+            .iter()
+            .map(|s| (s.endpoint.as_str(), s.id.as_str(), s.rate))
+            .collect();
+        assert_eq!(
+            shape,
+            [
+                ("/hello", "r1k", Some(1000.0)),
+                ("/hello", "r1500", Some(1500.0)),
+                ("/api/hello", "r1k", Some(1000.0)),
+                ("/api/hello", "r1500", Some(1500.0)),
+            ]
+        );
+        // Other experiments ignore rates and have none.
+        assert_eq!(find("e3").unwrap().steps_at(false, Some(&[5])), e3);
+        assert!(
+            ALL.iter()
+                .filter(|e| e.id != "e7")
+                .all(|e| e.steps(false).iter().all(|s| s.rate.is_none()))
+        );
     }
 
     #[test]
@@ -745,9 +896,13 @@ mod tests {
     fn every_reported_figure_names_a_step_of_its_experiment() {
         let manifest = manifest::Manifest::load_default().unwrap();
         for e in &ALL {
-            // E6 is TechEmpower's profile, not an article's: it has a question, no figures.
+            // E6 and E7 are profiles, not articles: each has a question, no figures.
             assert!(!e.question.is_empty(), "{}", e.id);
-            assert!(e.id == "e6" || !e.reported.is_empty(), "{}", e.id);
+            assert!(
+                matches!(e.id, "e6" | "e7") || !e.reported.is_empty(),
+                "{}",
+                e.id
+            );
             let steps = e.steps(false);
             for f in e.reported {
                 let peer = manifest.get(f.server);

@@ -1,11 +1,11 @@
-//! `bench`: the harness that reproduces the six experiments of EXPERIMENTS.md (E6:
-//! TechEmpower's profile) side by side.
+//! `bench`: the harness that reproduces the seven experiments of EXPERIMENTS.md (E6:
+//! TechEmpower's profile; E7: the open-loop profile, a ladder of offered rates) side by side.
 //!
 //! Its layers, in the order a run passes through them (STYLE.md habit 9), each a module that
 //! uses only those listed before it (and [`term`]):
 //!
 //! - [`cli`]: the command line (`list`, `verify`, `run`, `report`, `tools compare`);
-//! - [`experiment`]: E1–E6 as data: endpoints, steps, load model, default lengths;
+//! - [`experiment`]: E1–E7 as data: endpoints, steps, load model, default lengths;
 //! - [`plan`]: what a run will do (servers × steps × repeats, or a running target), and every
 //!   refusal before anything starts;
 //! - [`step`]: running one step: start and stop a server (process groups, pinning, signals),

@@ -95,7 +95,22 @@ impl Plan {
             ))
         })?;
         let tool: Tool = args.tool.parse().map_err(bad)?;
-        let mut steps = exp.steps(args.quick);
+        let rates = match (&exp.ladder, args.rates.as_slice()) {
+            (_, []) => None,
+            (None, _) => {
+                return Err(bad(format!(
+                    "--rates sets a ladder of offered rates, and {} has none (e7 has)",
+                    exp.id
+                )));
+            }
+            (Some(_), rates) => {
+                let mut v = rates.to_vec();
+                v.sort_unstable();
+                v.dedup();
+                Some(v)
+            }
+        };
+        let mut steps = exp.steps_at(args.quick, rates.as_deref());
         if !args.steps.is_empty() {
             if let Some(unknown) = args
                 .steps
@@ -139,12 +154,15 @@ impl Plan {
                     steps,
                 }))
             }
-            None => Subjects::Local(
-                choose(env, &manifest, args, exp, &steps)?
-                    .into_iter()
-                    .map(|s| (s.clone(), served(s, &steps)))
-                    .collect(),
-            ),
+            None => {
+                let by_default = args.servers.is_empty();
+                Subjects::Local(
+                    choose(env, &manifest, args, exp, &steps)?
+                        .into_iter()
+                        .map(|s| (s.clone(), runs(exp, s, &steps, by_default)))
+                        .collect(),
+                )
+            }
         };
         Ok(Plan {
             exp,
@@ -222,7 +240,7 @@ fn choose<'m>(
             }
             let load = load_steps(steps);
             let missing = unserved(s, &load);
-            if served(s, &load).is_empty() {
+            if runs(exp, s, &load, true).is_empty() {
                 crate::say!("skip {}: it does not serve {}", s.name, missing.join(", "));
                 continue;
             }
@@ -287,6 +305,17 @@ fn load_steps(steps: &[Step]) -> Vec<Step> {
 
 fn path(step: &Step) -> &str {
     step.endpoint.split('?').next().unwrap_or(&step.endpoint)
+}
+
+/// The steps `server` runs: those it serves ([`served`]); of a peer chosen by default (no
+/// `--servers`), only those on the experiment's [`Experiment::peers_on`] endpoints when it
+/// lists any (E7's peers run `/hello` only).
+pub fn runs(exp: &Experiment, server: &Server, steps: &[Step], by_default: bool) -> Vec<Step> {
+    let mut v = served(server, steps);
+    if by_default && server.is_peer() && !exp.peers_on.is_empty() {
+        v.retain(|s| exp.peers_on.contains(&path(s)));
+    }
+    v
 }
 
 /// The steps whose endpoint `server` serves (servers.toml `endpoints`).

@@ -278,7 +278,8 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The committed results and the recorded E3 run (server-hyper's `/my/ip` c10000 invalid).
+/// The committed results, the recorded E3 run (server-hyper's `/my/ip` c10000 invalid) and
+/// the recorded quick E7 run (a ladder of offered rates: charts against the rate).
 fn docs() -> Vec<Doc> {
     let mut files: Vec<PathBuf> = fs::read_dir(root().join("docs/results"))
         .unwrap()
@@ -288,7 +289,13 @@ fn docs() -> Vec<Doc> {
         .filter(|p| !bench::report::instructions::is_instructions_file(p))
         .collect();
     files.sort();
-    files.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/results-e3.json"));
+    for recorded in ["results-e3.json", "results-e7.json"] {
+        files.push(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/data")
+                .join(recorded),
+        );
+    }
     files
         .iter()
         .map(|f| Doc {
@@ -303,6 +310,9 @@ fn docs() -> Vec<Doc> {
 /// The chart groups of `r` (each with a requests/s, CPU, RSS and latency chart), and whether
 /// it has E4's probe (whose group has only a requests/s and a latency chart).
 fn charts_of(r: &Results) -> (usize, bool) {
+    if ladder(r) {
+        return (0, false);
+    }
     let mut steps: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for st in r.servers.iter().flat_map(|s| &s.steps) {
         steps.entry(&st.endpoint).or_default().insert(&st.step);
@@ -314,6 +324,29 @@ fn charts_of(r: &Results) -> (usize, bool) {
         .flat_map(|s| &s.steps)
         .any(|st| st.median.as_ref().is_some_and(|m| m.probe.is_some()));
     (if scenarios { 1 } else { steps.len() }, probe)
+}
+
+/// Whether `r` is a ladder of offered rates (E7), whose charts are two per endpoint against the
+/// offered rate (latency, CPU per request) instead of the four bar charts.
+fn ladder(r: &Results) -> bool {
+    r.servers
+        .iter()
+        .flat_map(|s| &s.steps)
+        .any(|st| st.offered_requests_per_s.is_some())
+}
+
+/// The endpoints of a ladder document (each has its two charts against the rate).
+fn ladder_endpoints(r: &Results) -> usize {
+    let mut e: BTreeSet<&str> = BTreeSet::new();
+    if ladder(r) {
+        e.extend(
+            r.servers
+                .iter()
+                .flat_map(|s| &s.steps)
+                .map(|st| st.endpoint.as_str()),
+        );
+    }
+    e.len()
 }
 
 #[test]
@@ -355,7 +388,9 @@ fn the_page_renders_offline_and_sorts() {
         .fold((0, 0), |(g, p), (groups, probe)| {
             (g + groups, p + usize::from(probe))
         });
-    let want = 4 * groups + 2 * probes;
+    let rated: usize = docs.iter().map(|d| ladder_endpoints(&d.results)).sum();
+    assert!(rated > 0, "no ladder of offered rates among the documents");
+    let want = 4 * groups + 2 * probes + 2 * rated;
     let charts = b.eval(
         &s,
         "Array.from(document.querySelectorAll('svg.chart')).map(c => { const r = c.getBoundingClientRect(); const marks = Array.from(c.querySelectorAll('.bar, .mark')).filter(m => m.getBoundingClientRect().width > 0).length; return [c.dataset.chart, r.width, r.height, marks]; })",
@@ -374,6 +409,8 @@ fn the_page_renders_offline_and_sorts() {
         ("cpu", groups),
         ("rss", groups),
         ("latency", groups + probes),
+        ("latency-rate", rated),
+        ("cpu-rate", rated),
     ] {
         assert_eq!(
             charts.iter().filter(|c| c[0] == kind).count(),
@@ -387,7 +424,7 @@ fn the_page_renders_offline_and_sorts() {
         &s,
         "Array.from(document.querySelectorAll('section.experiment')).map(x => x.id)",
     );
-    assert_eq!(order, json!(["e1", "e2", "e3", "e4", "e5", "e6"]));
+    assert_eq!(order, json!(["e1", "e2", "e3", "e4", "e5", "e6", "e7"]));
     let e3 = b.eval(
         &s,
         "Array.from(document.querySelectorAll('#e3 article.run')).map(x => x.id)",

@@ -1237,6 +1237,236 @@ fn e1_with_k6_end_to_end() {
 }
 
 #[test]
+fn quick_e7_climbs_each_ladder_until_the_server_cannot_keep_up() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let bins = bin_dir();
+    let out_dir = scratch("e7");
+    // Two rates a debug server keeps up with, then two no server here can: the ladder must
+    // stop at 400k (its saturation, or the generator's limit there) and never run 800k.
+    let (out, seen, elapsed) = bench_in(
+        &[
+            "run",
+            "e7",
+            "--quick",
+            "--rates",
+            "5000,1000,400000,800000",
+            "--servers",
+            "server-prebuilt,server-hyper",
+        ],
+        (&bins, &out_dir),
+        &[],
+        Duration::from_secs(240),
+    );
+    let stdout = text(&out.stdout);
+    println!("bench run e7 --quick took {elapsed:.1?}\n{stdout}");
+    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
+    assert!(still_running(&seen).is_empty());
+    let r = only_results(&out_dir);
+    assert!(r.complete && r.incomplete_reason.is_none());
+    assert_eq!((r.experiment.as_str(), r.tool.as_str()), ("e7", "builtin"));
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.starts_with("a ladder of offered rates (1000, 5000, 400000, 800000 requests/s) on 100 keep-alive connections, 2 s each after a discarded 1 s warm-up")),
+        "{:?}",
+        r.notes
+    );
+    for s in &r.servers {
+        for endpoint in ["/hello", "/api/hello"] {
+            let rungs: Vec<&bench::results::StepResult> = s
+                .steps
+                .iter()
+                .filter(|st| st.endpoint == endpoint)
+                .collect();
+            let at = |i: usize| format!("{} {endpoint} {}", s.name, rungs[i].step);
+            let ids: Vec<&str> = rungs.iter().map(|st| st.step.as_str()).collect();
+            // The ladder runs lowest first and stops at the first rung it cannot keep up
+            // with: 400k at the latest, so 800k never runs and is not in the results.
+            let stop = rungs
+                .iter()
+                .position(|st| !st.valid || st.saturation.is_some())
+                .unwrap_or_else(|| {
+                    panic!("{} {endpoint}: no rung stopped the ladder: {ids:?}", s.name)
+                });
+            assert_eq!(
+                stop + 1,
+                rungs.len(),
+                "{} {endpoint}: rungs run past the stop: {ids:?}",
+                s.name
+            );
+            assert_eq!(
+                ids,
+                ["r1k", "r5k", "r400k"][..rungs.len()],
+                "{} {endpoint}",
+                s.name
+            );
+            for (i, st) in rungs.iter().enumerate() {
+                let offered = [1000.0, 5000.0, 400_000.0][i];
+                assert_eq!(st.offered_requests_per_s, Some(offered), "{}", at(i));
+                assert_eq!(st.connections, 100);
+                let Some(m) = &st.median else {
+                    assert!(!st.valid, "{}", at(i));
+                    continue;
+                };
+                assert_eq!(m.offered_requests_per_s, Some(offered), "{}", at(i));
+                let cmd = st.tool_command.join(" ");
+                assert!(cmd.contains(&format!(" -R {offered} ")), "{}: {cmd}", at(i));
+                // Both latencies, p99.9 too, and the server's CPU with its split.
+                let (l, u) = (&m.latency_us, m.latency_uncorrected_us.as_ref().unwrap());
+                assert!(
+                    l.p50.is_some() && l.p99.is_some() && l.p999.is_some() && l.max.is_some(),
+                    "{}",
+                    at(i)
+                );
+                assert!(u.p99.is_some() && u.p999.is_some(), "{}", at(i));
+                assert!(l.p50 >= u.p50 && l.max >= u.max, "{}: {l:?} {u:?}", at(i));
+                assert!(
+                    m.cpu_us_per_request.is_some()
+                        && m.cpu_user_us_per_request.is_some()
+                        && m.cpu_kernel_us_per_request.is_some(),
+                    "{}",
+                    at(i)
+                );
+                assert!(m.rss_kb.is_some() && m.interference.is_some(), "{}", at(i));
+                // Below the stop the server kept up, by the one rule.
+                if i < stop {
+                    assert!(st.valid && st.saturation.is_none(), "{}", at(i));
+                    assert_eq!(bench::step::verdict::saturated(m), None, "{}", at(i));
+                }
+            }
+            // The stop: the server's saturation (why, by the rule), or the load tool's limit.
+            let last = rungs[stop];
+            match (&last.saturation, last.valid) {
+                (Some(why), true) => assert_eq!(
+                    Some(why.clone()),
+                    bench::step::verdict::saturated(last.median.as_ref().unwrap()),
+                    "{}",
+                    at(stop)
+                ),
+                (None, false) => {
+                    let why = last.invalid_reason.as_deref().unwrap_or_default();
+                    assert!(
+                        why.contains("the load tool was the limit") || why.contains("failed"),
+                        "{}: {why}",
+                        at(stop)
+                    );
+                }
+                other => panic!("{}: {other:?}", at(stop)),
+            }
+            assert!(
+                stdout.contains(&format!("{}: {endpoint} stops at {}: ", s.name, last.step)),
+                "{stdout}"
+            );
+        }
+    }
+    // The report: the rungs' table per endpoint, with each server's saturation, and the two
+    // charts against the offered rate per endpoint.
+    let file = fs::read_dir(&out_dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let md = bench::report::markdown(&r);
+    for endpoint in ["/hello", "/api/hello"] {
+        let heading =
+            format!("## `{endpoint}`: p99 ms · server CPU µs per request, at each offered rate");
+        assert!(md.contains(&heading), "{md}");
+    }
+    assert!(
+        md.contains("| Server | Analogue of | Saturation | r1k | r5k |"),
+        "{md}"
+    );
+    let svg = bench::report::svg_string(&r);
+    assert_eq!(svg.matches("Latency against the offered rate").count(), 2);
+    assert_eq!(
+        svg.matches("Server CPU time per request against the offered rate")
+            .count(),
+        2
+    );
+    let _ = file;
+    fs::remove_dir_all(&out_dir).ok();
+}
+
+#[test]
+fn e7_with_k6_and_oha_end_to_end() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let bins = bin_dir();
+    for (tool, marker) in [
+        (Tool::K6, "scripts/k6/e7.js"),
+        (Tool::Oha, "-q 1000 --latency-correction"),
+    ] {
+        if !tool.available(Path::new("")) {
+            tool_missing(
+                tool.name(),
+                "scripts/install-peers.sh installs k6; INSTALL_OHA=1 oha",
+            );
+            continue;
+        }
+        let out_dir = scratch(&format!("e7-{tool}"));
+        let (out, seen, elapsed) = bench_in(
+            &[
+                "run",
+                "e7",
+                "--quick",
+                "--rates",
+                "1000",
+                "--tool",
+                tool.name(),
+                "--servers",
+                "server-prebuilt",
+            ],
+            (&bins, &out_dir),
+            &[],
+            Duration::from_secs(120),
+        );
+        let stdout = text(&out.stdout);
+        println!("{tool}: {elapsed:.1?}\n{stdout}");
+        assert!(
+            out.status.success(),
+            "{tool}: {}\n{stdout}",
+            text(&out.stderr)
+        );
+        assert!(still_running(&seen).is_empty());
+        let names: Vec<&str> = seen.values().map(|s| s.comm.as_str()).collect();
+        assert!(names.contains(&tool.name()), "{names:?}");
+        let r = only_results(&out_dir);
+        assert_eq!(r.tool, tool.name());
+        let steps = &r.servers[0].steps;
+        assert_eq!(steps.len(), 2, "one rung on each endpoint");
+        for st in steps {
+            let at = format!("{tool} {} {}", st.endpoint, st.step);
+            assert!(st.valid, "{at}: {:?}", st.invalid_reason);
+            assert!(
+                st.tool_command.join(" ").contains(marker),
+                "{at}: {:?}",
+                st.tool_command
+            );
+            let m = st.median.as_ref().unwrap();
+            assert_eq!(m.offered_requests_per_s, Some(1000.0), "{at}");
+            assert!(m.requests > 0 && m.latency_us.p999.is_some(), "{at}");
+            // Neither reports the latency from the actual send beside it; a note says what
+            // its latency is.
+            assert_eq!(m.latency_uncorrected_us, None, "{at}");
+            assert!(
+                m.notes.iter().any(|n| n.contains(if tool == Tool::K6 {
+                    "constant-arrival-rate"
+                } else {
+                    "--latency-correction"
+                })),
+                "{at}: {:?}",
+                m.notes
+            );
+            assert!(
+                m.tool_cpu_percent.is_some() && m.cpu_us_per_request.is_some(),
+                "{at}"
+            );
+        }
+        fs::remove_dir_all(&out_dir).ok();
+    }
+}
+
+#[test]
 fn a_tool_that_crashes_voids_its_steps_and_leaves_nothing_running() {
     let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
     let bins = bin_dir();
@@ -1328,6 +1558,23 @@ fn a_tool_that_cannot_run_is_refused_with_exit_2_before_anything_starts() {
         &["run", "e2", "--tool", "wrk"],
         &[],
         "wrk cannot run this step",
+    );
+    // E7 offers a fixed rate: wrk, ab and autocannon have no open model.
+    for (tool, why) in [
+        ("wrk", "wrk cannot run this step: it has no open model"),
+        ("ab", "ab cannot run this step: it has no open model"),
+        (
+            "autocannon",
+            "autocannon cannot run this step: its rate (-R, --overallRate) is no open model",
+        ),
+    ] {
+        refused(&["run", "e7", "--quick", "--tool", tool], &[], why);
+    }
+    // A ladder of rates is E7's only.
+    refused(
+        &["run", "e3", "--quick", "--rates", "1000"],
+        &[],
+        "--rates sets a ladder of offered rates, and e3 has none (e7 has)",
     );
     // Not installed: wrk and ab are looked for on PATH only.
     refused(

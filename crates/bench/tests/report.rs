@@ -613,3 +613,221 @@ fn disturbed_steps_and_the_cpu_split_are_shown() {
     );
     assert!(svg.contains("12.22 (4.00 + 8.22)"), "no split label");
 }
+
+/// A recorded quick E7 run of every server (`results-e7.json`: `bench run e7 --quick`,
+/// 2026-12-01, on a machine busy with other builds, so every figure is marked ‡).
+#[test]
+fn e7_tables_have_a_column_per_rung_and_each_servers_saturation() {
+    let r = load("results-e7.json");
+    let md = markdown(&r);
+    let head = [
+        "Server",
+        "Analogue of",
+        "Saturation",
+        "r1k",
+        "r10k",
+        "r40k",
+        "r120k",
+    ];
+    for endpoint in ["/hello", "/api/hello"] {
+        let t = table(
+            &md,
+            &format!("## `{endpoint}`: p99 ms · server CPU µs per request, at each offered rate"),
+        );
+        assert_eq!(t.0, head);
+        // A row per server that ran the endpoint: the peers ran /hello only.
+        let rows: Vec<&str> = t.1.iter().map(|r| r[0].as_str()).collect();
+        let ran: Vec<&str> = r
+            .servers
+            .iter()
+            .filter(|s| s.steps.iter().any(|st| st.endpoint == endpoint))
+            .map(|s| s.name.as_str())
+            .collect();
+        assert_eq!(rows, ran, "{endpoint}");
+        assert_eq!(rows.len(), if endpoint == "/hello" { 12 } else { 6 });
+        for s in &r.servers {
+            let Some(row) = t.1.iter().find(|row| row[0] == s.name) else {
+                continue;
+            };
+            for (id, got) in head[3..].iter().zip(&row[3..]) {
+                let want = match s
+                    .steps
+                    .iter()
+                    .find(|st| st.endpoint == endpoint && st.step == *id)
+                {
+                    // Above the rung it stopped at: not run.
+                    None => "—".to_string(),
+                    Some(st) => {
+                        let m = st.median.as_ref().unwrap();
+                        format!(
+                            "{:.2} · {:.2}{}",
+                            m.latency_us.p99.unwrap() as f64 / 1000.0,
+                            m.cpu_us_per_request.unwrap(),
+                            if m.disturbed { " ‡" } else { "" }
+                        )
+                    }
+                };
+                assert_eq!(got, &want, "{} {endpoint} {id}", s.name);
+            }
+            // The saturation: the rung it could not keep up with, and why.
+            let stop = s
+                .steps
+                .iter()
+                .find(|st| st.endpoint == endpoint && st.saturation.is_some())
+                .unwrap();
+            assert_eq!(
+                row[2],
+                format!("{}: {}", stop.step, stop.saturation.as_deref().unwrap())
+            );
+        }
+    }
+    let t = table(
+        &md,
+        "## `/hello`: p99 ms · server CPU µs per request, at each offered rate",
+    );
+    assert_eq!(cell(&t, "server-hyper", "r1k"), "3.98 · 81.92 ‡");
+    assert_eq!(cell(&t, "server-hyper", "r120k"), "—");
+    assert_eq!(
+        cell(&t, "server-hyper", "Saturation"),
+        "r40k: achieved 23,918 of 40,000 requests/s offered (59.7 %, under 95 %); p99 809.0 ms from the intended send times, over 100 ms"
+    );
+    assert_eq!(
+        cell(&t, "tornado", "Saturation"),
+        "r1k: p99 295.9 ms from the intended send times, over 100 ms"
+    );
+    // The achieved rate with its share of the offered one; the tail from the intended send
+    // time beside the one from the actual send. The other tables name only the rung.
+    let t = table(&md, "## `/hello`: requests/s achieved at each offered rate");
+    assert_eq!(cell(&t, "server-prebuilt", "r40k"), "39,241 (98 %) ‡");
+    assert_eq!(cell(&t, "server-prebuilt", "Saturation"), "r120k");
+    let t = table(
+        &md,
+        "## `/hello`: p99.9 ms from the intended send time · from the actual send",
+    );
+    assert_eq!(cell(&t, "server-hyper", "r1k"), "5.99 · 5.99 ‡");
+    // No bar-chart tables of the closed-loop experiments.
+    assert!(!md.contains("req/s r1k"), "{md}");
+}
+
+#[test]
+fn e7_marks_invalid_and_tool_bound_rungs_and_a_ladder_that_never_stopped() {
+    let mut r = load("results-e7.json");
+    let hyper = &mut r.servers[0];
+    assert_eq!(hyper.name, "server-hyper");
+    // r10k on /hello invalid (it stopped the ladder), r1k on /api/hello tool-bound, and
+    // /api/hello's saturation taken away: it kept up with every rung it ran.
+    hyper
+        .steps
+        .retain(|st| !(st.endpoint == "/hello" && st.step == "r40k"));
+    let st = hyper
+        .steps
+        .iter_mut()
+        .find(|st| st.endpoint == "/hello" && st.step == "r10k")
+        .unwrap();
+    st.valid = false;
+    st.invalid_reason = Some("the load tool was the limit at this rate (…)".into());
+    for st in hyper
+        .steps
+        .iter_mut()
+        .filter(|st| st.endpoint == "/api/hello")
+    {
+        st.saturation = None;
+        if st.step == "r1k" {
+            st.median.as_mut().unwrap().tool_bound = true;
+        }
+    }
+    let md = markdown(&r);
+    let t = table(
+        &md,
+        "## `/hello`: p99 ms · server CPU µs per request, at each offered rate",
+    );
+    assert_eq!(cell(&t, "server-hyper", "r10k"), "invalid");
+    assert_eq!(
+        cell(&t, "server-hyper", "Saturation"),
+        "not found: r10k invalid"
+    );
+    let t = table(
+        &md,
+        "## `/api/hello`: p99 ms · server CPU µs per request, at each offered rate",
+    );
+    assert!(cell(&t, "server-hyper", "r1k").ends_with(" †‡"));
+    assert_eq!(
+        cell(&t, "server-hyper", "Saturation"),
+        "none: kept up to r40k"
+    );
+    assert!(
+        md.contains(
+            "## Invalid steps\n\n- server-hyper `/hello` r10k: the load tool was the limit"
+        )
+    );
+    let svg = svg_string(&r);
+    well_formed(&svg).unwrap();
+    assert!(
+        svg.contains(">✕</text>"),
+        "the invalid rung is marked on the charts"
+    );
+    assert!(svg.contains("† the load generator was ≥ 90 % busy"));
+}
+
+#[test]
+fn e7_charts_are_latency_and_cpu_against_the_offered_rate() {
+    let r = load("results-e7.json");
+    let svg = svg_string(&r);
+    well_formed(&svg).unwrap();
+    let texts = texts(&svg);
+    // Per endpoint: latency (p50, p99, p99.9) and CPU per request against the offered rate;
+    // none of the closed-loop experiments' bar charts.
+    for endpoint in ["/hello", "/api/hello"] {
+        for title in [
+            "Latency against the offered rate (from each request&#39;s intended send time)",
+            "Server CPU time per request against the offered rate",
+        ] {
+            let want = format!("{title} · {endpoint}");
+            assert!(texts.contains(&want), "no {want:?} in {texts:?}");
+        }
+    }
+    assert!(!svg.contains("class=\"bar\""));
+    assert!(!texts.iter().any(|t| t.starts_with("Requests per second")));
+    for panel in ["p50", "p99", "p99.9", "CPU µs per request"] {
+        assert!(texts.iter().any(|t| t == panel), "{panel}");
+    }
+    for axis in [
+        "latency, log scale (less is better) ↑",
+        "CPU µs/request, log scale (less is better) ↑",
+        "offered rate, requests/s (log scale) →",
+        "100 ms: the keep-up limit",
+        "1k",
+        "10k",
+        "100k",
+    ] {
+        assert!(texts.iter().any(|t| t == axis), "{axis:?} in {texts:?}");
+    }
+    // Every server in the legend; a point per measured rung and figure (3 latency panels
+    // and the CPU panel), each with its tooltip; a hollow marker per saturation and panel.
+    for s in &r.servers {
+        assert!(texts.iter().any(|t| t == &s.name), "{}", s.name);
+    }
+    let rungs = r.servers.iter().flat_map(|s| &s.steps).count();
+    assert_eq!(svg.matches("class=\"mark\"").count(), 4 * rungs);
+    let saturations = r
+        .servers
+        .iter()
+        .flat_map(|s| &s.steps)
+        .filter(|st| st.saturation.is_some())
+        .count();
+    assert_eq!(
+        svg.matches("fill=\"#FFFFFF\" stroke=").count(),
+        4 * saturations + 4
+    );
+    assert!(svg.contains("solid: Rust variant, dashed: peer (a pair shares a colour)"));
+    // A closed-loop run has no charts against the rate.
+    assert!(!svg_string(&load("results-e3.json")).contains("against the offered rate"));
+    // The page: E7's section, with the four charts.
+    let page = html(&[Doc {
+        results: r,
+        href: None,
+    }]);
+    assert!(page.contains("<section class=\"experiment\" id=\"e7\">"));
+    assert_eq!(page.matches("data-chart=\"latency-rate\"").count(), 2);
+    assert_eq!(page.matches("data-chart=\"cpu-rate\"").count(), 2);
+}

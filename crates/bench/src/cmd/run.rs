@@ -112,6 +112,12 @@ impl Checkpoint {
         Ok(path)
     }
 
+    /// A step run that will not happen (a rung above where a ladder stopped): the run has one
+    /// fewer to make.
+    fn skip(&mut self) {
+        self.total = self.total.saturating_sub(1);
+    }
+
     /// One more step run finished: the file now holds it.
     fn step_done(&mut self, results: &mut Results) -> anyhow::Result<()> {
         self.done += 1;
@@ -229,16 +235,47 @@ impl Run<'_> {
             p.exp.article_load,
             p.tool.name(),
             args.repeat.unwrap_or(p.exp.repeat),
-            if p.quick {
-                "--quick: 2 s steps, request counts / 10 (E5: / 25)"
-            } else {
-                "default lengths"
+            match (p.quick, p.exp.ladder.is_some()) {
+                (true, true) => "--quick: the ladder's shorter rungs and fewer rates",
+                (true, false) => "--quick: 2 s steps, request counts / 10 (E5: / 25)",
+                (false, _) => "default lengths",
             }
         )];
-        notes.push(
-            "each step is preceded by a discarded warm-up of the same load (2 s, or a tenth of the requests; 1 s with --quick)"
-                .to_string(),
-        );
+        match &p.exp.ladder {
+            Some(l) => {
+                let rates: Vec<String> = p
+                    .steps
+                    .iter()
+                    .filter_map(|s| s.rate)
+                    .map(|r| format!("{r:.0}"))
+                    .fold(Vec::new(), |mut v, r| {
+                        if !v.contains(&r) {
+                            v.push(r);
+                        }
+                        v
+                    });
+                let rung = p.steps.first().and_then(|s| s.duration).unwrap_or(l.rung);
+                notes.push(format!(
+                    "a ladder of offered rates ({} requests/s) on {} keep-alive connections, {} s each after a discarded {} s warm-up at the same rate; a server's ladder on an endpoint stops at the first rate it could not keep up with (achieved under {:.0} % of the offered rate, or p99 over {} ms, the latency counted from each request's intended send time): its saturation, unless the load tool was the limit there (then the rung is invalid)",
+                    rates.join(", "),
+                    l.connections,
+                    rung.as_secs_f64(),
+                    l.warmup.as_secs_f64(),
+                    crate::step::verdict::KEEP_UP_SHARE * 100.0,
+                    crate::step::verdict::KEEP_UP_P99.as_millis()
+                ));
+                if !p.exp.peers_on.is_empty() && args.servers.is_empty() {
+                    notes.push(format!(
+                        "the peers ran {} only (the default choice, so that a run of every server fits in its time); a peer named in --servers runs every endpoint",
+                        p.exp.peers_on.join(", ")
+                    ));
+                }
+            }
+            None => notes.push(
+                "each step is preceded by a discarded warm-up of the same load (2 s, or a tenth of the requests; 1 s with --quick)"
+                    .to_string(),
+            ),
+        }
         if p.exp.id == "e1" {
             notes.push(
                 "E1's k6 ramp (1m:100, 2m:500, 2m:1000, 1m:0) is run as plateaus of 100, 500 and 1000 keep-alive connections, 20 s each, back to back on one server process".to_string(),
@@ -347,7 +384,13 @@ impl Run<'_> {
             results.servers.push(entry);
         }
         let mut progress = Progress::new();
-        progress.run_length(p.exp.estimate(p.quick) * (chosen.len() as u32) * p.repeat);
+        progress.run_length(
+            chosen
+                .iter()
+                .map(|(_, st)| experiment::estimate_of(st))
+                .sum::<std::time::Duration>()
+                * p.repeat,
+        );
         let load_cpus = cpus.as_ref().map(|c| &c.load);
         let total = chosen.iter().map(|(_, st)| st.len()).sum::<usize>() * p.repeat as usize;
         let mut ckpt = Checkpoint::new(&args.results_dir, total);
@@ -473,7 +516,7 @@ impl Run<'_> {
         entry.steps = step::results_for(steps);
         results.servers.push(entry);
         let mut progress = Progress::new();
-        progress.run_length(p.exp.estimate(p.quick) * p.repeat);
+        progress.run_length(experiment::estimate_of(steps) * p.repeat);
         let mut ckpt = Checkpoint::new(&args.results_dir, steps.len() * p.repeat as usize);
         let mut problems = Vec::new();
         let mut all = || -> anyhow::Result<()> {
@@ -529,16 +572,51 @@ impl Run<'_> {
         };
         let mut problems = Vec::new();
         let n = steps.len();
+        // The endpoints whose ladder of offered rates stopped in this repeat.
+        let mut stopped: Vec<&str> = Vec::new();
         for (k, step) in steps.iter().enumerate() {
+            let entry = &mut results.servers[server];
+            let at = entry
+                .steps
+                .iter()
+                .position(|r| r.endpoint == step.endpoint && r.step == step.id);
+            // A rung above where the ladder stopped (in this repeat, or an earlier one whose
+            // rungs above were taken out of the results) is not run.
+            let Some(at) = at.filter(|_| !stopped.contains(&step.endpoint.as_str())) else {
+                ckpt.skip();
+                continue;
+            };
             let what = format!("{label}: {} {} ({}/{n})", step.endpoint, step.id, k + 1);
             problems.extend(step::run(
                 &mut load,
                 &mut subject,
                 step,
-                &mut results.servers[server].steps[k],
+                &mut entry.steps[at],
                 progress,
                 &what,
             )?);
+            if step.rate.is_some()
+                && let Some(why) = step::rung(&mut entry.steps[at])
+            {
+                crate::say!(
+                    "{}: {} stops at {}: {why}",
+                    entry.name,
+                    step.endpoint,
+                    step.id
+                );
+                stopped.push(&step.endpoint);
+                // The rungs above it that no repeat ran leave the results.
+                let rungs: Vec<&str> = steps[k + 1..]
+                    .iter()
+                    .filter(|s| s.endpoint == step.endpoint)
+                    .map(|s| s.id.as_str())
+                    .collect();
+                entry.steps.retain(|r| {
+                    r.endpoint != step.endpoint
+                        || !r.repeats.is_empty()
+                        || !rungs.contains(&r.step.as_str())
+                });
+            }
             ckpt.step_done(results)?;
         }
         Ok(problems)
@@ -640,8 +718,9 @@ fn print_summary(results: &Results) {
                 t.row(row);
                 continue;
             };
-            let note = match (&m.unmeasured, note.is_empty()) {
-                (Some(u), true) => u.clone(),
+            let note = match (&m.unmeasured, &step.saturation, note.is_empty()) {
+                (_, Some(s), true) => format!("saturation: {s}"),
+                (Some(u), _, true) => u.clone(),
                 _ => note,
             };
             t.row(vec![

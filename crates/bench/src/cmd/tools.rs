@@ -250,6 +250,7 @@ fn step_of(args: &CompareArgs) -> anyhow::Result<Step> {
         headers,
         warmup: Warmup::For(args.warmup),
         probe: None,
+        rate: None,
     })
 }
 

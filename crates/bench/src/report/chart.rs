@@ -6,10 +6,15 @@
 //! Rows come in pairs: each Rust variant, then the peers it is the analogue of (a peer goes
 //! with the first of its analogues that ran), then what is left (the C ceiling); a gap
 //! separates the pairs, so a variant and the system it mirrors sit together.
+//!
+//! A ladder of offered rates (E7) has no bar charts: per endpoint, [`rate_charts`] gives the
+//! latency percentiles (p50, p99, p99.9, a panel each) and the server's CPU µs per request
+//! against the offered rate, a line per server; a pair shares a colour, its Rust variant
+//! drawn solid and its peers dashed.
 
 use crate::results::{Results, Run, ServerKind, ServerResult, StepResult};
 
-use super::{disturbed, endpoints, find, step_ids, tool_bound};
+use super::{disturbed, endpoints, find, is_ladder, step_ids, tool_bound};
 use crate::experiment::BASELINE;
 
 /// What a server is, for its colour.
@@ -268,6 +273,9 @@ pub(crate) fn groups(r: &Results) -> Vec<(String, Vec<(String, String)>)> {
 /// Every chart of `r`: for each group of [`groups`], one per [`Metric::ALL`] that has
 /// something to draw.
 pub(crate) fn charts(r: &Results) -> Vec<Chart> {
+    if is_ladder(r) {
+        return Vec::new(); // its charts are `rate_charts`
+    }
     let servers = paired(r);
     let rows: Vec<Row> = servers.iter().map(|(_, row)| row.clone()).collect();
     let mut out = Vec::new();
@@ -380,4 +388,241 @@ fn cell(step: Option<&StepResult>, metric: Metric) -> Cell {
         tool_bound: st.valid && tool_bound(st),
         disturbed: st.valid && disturbed(st),
     }
+}
+
+/// A server's line in a [`RateChart`].
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Series {
+    /// Its servers.toml name.
+    pub name: String,
+    /// What it is (a Rust variant is drawn solid, a peer dashed).
+    pub kind: Kind,
+    /// Its pair ([`paired`]: a Rust variant and its peers), which sets its colour.
+    pub pair: usize,
+    /// Its place within the pair, which sets its marker's shape.
+    pub place: usize,
+}
+
+/// One rung of a server's line.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Point {
+    /// The offered rate, requests/s.
+    pub rate: f64,
+    /// The figure; `None` for an invalid rung or one where it was not measured.
+    pub value: Option<f64>,
+    /// The server could not keep up at this rung: its saturation.
+    pub saturated: bool,
+    /// The rung ran but was invalid.
+    pub invalid: bool,
+    /// The load tool may have set the figure.
+    pub tool_bound: bool,
+    /// The machine may have.
+    pub disturbed: bool,
+    /// What a reader sees on hovering (the figure in words).
+    pub tip: String,
+}
+
+/// One panel of a [`RateChart`]: a measure, a line per series.
+#[derive(Clone, Debug)]
+pub(crate) struct RatePanel {
+    /// The measure (`p99`).
+    pub title: String,
+    /// A horizontal line at this value, with its label (p99's keep-up limit).
+    pub limit: Option<(f64, String)>,
+    /// A line per series, in series order: the rungs it ran, lowest rate first.
+    pub lines: Vec<Vec<Point>>,
+}
+
+/// A chart of a ladder of offered rates (E7): figures against the offered rate (a log axis),
+/// a panel per measure sharing one value axis, a line per server.
+#[derive(Clone, Debug)]
+pub(crate) struct RateChart {
+    /// A short id (`data-chart` in the page).
+    pub id: &'static str,
+    /// What it shows.
+    pub title: &'static str,
+    /// The endpoint.
+    pub group: String,
+    /// The value axis' title.
+    pub axis: &'static str,
+    /// Whether the value axis is logarithmic (both of E7's: its figures span decades, a
+    /// peer's CPU per request at 1,000 requests/s beside a Rust variant's at 100,000) or
+    /// linear from 0.
+    pub log: bool,
+    /// The servers.
+    pub series: Vec<Series>,
+    /// The measures.
+    pub panels: Vec<RatePanel>,
+}
+
+/// The charts of a ladder of offered rates, per endpoint: the latency percentiles (p50, p99
+/// with the keep-up limit, p99.9) and the server's CPU µs per request against the offered
+/// rate. Empty for any other document, and leaves out a chart with nothing to draw.
+pub(crate) fn rate_charts(r: &Results) -> Vec<RateChart> {
+    if !is_ladder(r) {
+        return Vec::new();
+    }
+    let order = paired(r);
+    let mut pair = 0;
+    let mut place = 0;
+    let all: Vec<(&ServerResult, Series)> = order
+        .iter()
+        .enumerate()
+        .map(|(i, (s, row))| {
+            if row.gap_before && i > 0 {
+                pair += 1;
+                place = 0;
+            }
+            let series = Series {
+                name: s.name.clone(),
+                kind: row.kind,
+                pair,
+                place,
+            };
+            place += 1;
+            (*s, series)
+        })
+        .collect();
+    type Get = fn(&Run) -> Option<f64>;
+    let limit_ms = crate::step::verdict::KEEP_UP_P99.as_millis();
+    let mut out = Vec::new();
+    for endpoint in endpoints(r) {
+        let servers: Vec<&(&ServerResult, Series)> = all
+            .iter()
+            .filter(|(s, _)| s.steps.iter().any(|st| st.endpoint == endpoint))
+            .collect();
+        let line = |s: &ServerResult, get: Get, what: &str, unit: fn(f64) -> String| {
+            s.steps
+                .iter()
+                .filter(|st| st.endpoint == endpoint)
+                .filter_map(|st| point(st, get, what, unit))
+                .collect::<Vec<Point>>()
+        };
+        let panel =
+            |title: &str, get: Get, limit: Option<(f64, String)>, unit: fn(f64) -> String| {
+                RatePanel {
+                    title: title.to_string(),
+                    limit,
+                    lines: servers
+                        .iter()
+                        .map(|(s, _)| line(s, get, title, unit))
+                        .collect(),
+                }
+            };
+        let latency = |us: f64| super::draw::us_label(us);
+        let cpu = |us: f64| format!("{} µs/request", super::grouped(us, 2));
+        let charts = [
+            RateChart {
+                id: "latency-rate",
+                title: "Latency against the offered rate (from each request's intended send time)",
+                group: endpoint.clone(),
+                axis: "latency, log scale (less is better)",
+                log: true,
+                series: servers.iter().map(|(_, s)| s.clone()).collect(),
+                panels: vec![
+                    panel("p50", |m| m.latency_us.p50.map(|v| v as f64), None, latency),
+                    panel(
+                        "p99",
+                        |m| m.latency_us.p99.map(|v| v as f64),
+                        Some((
+                            limit_ms as f64 * 1000.0,
+                            format!("{limit_ms} ms: the keep-up limit"),
+                        )),
+                        latency,
+                    ),
+                    panel(
+                        "p99.9",
+                        |m| m.latency_us.p999.map(|v| v as f64),
+                        None,
+                        latency,
+                    ),
+                ],
+            },
+            RateChart {
+                id: "cpu-rate",
+                title: "Server CPU time per request against the offered rate",
+                group: endpoint.clone(),
+                axis: "CPU µs/request, log scale (less is better)",
+                log: true,
+                series: servers.iter().map(|(_, s)| s.clone()).collect(),
+                panels: vec![panel(
+                    "CPU µs per request",
+                    |m| m.cpu_us_per_request,
+                    None,
+                    cpu,
+                )],
+            },
+        ];
+        out.extend(charts.into_iter().filter(|c| {
+            c.panels
+                .iter()
+                .flat_map(|p| p.lines.iter().flatten())
+                .any(|p| p.value.is_some())
+        }));
+    }
+    out
+}
+
+/// The rung `st` as a point of `what` (read by `get` from its median, shown by `unit`); `None`
+/// for a step of no offered rate.
+fn point(
+    st: &StepResult,
+    get: fn(&Run) -> Option<f64>,
+    what: &str,
+    unit: fn(f64) -> String,
+) -> Option<Point> {
+    let rate = st.offered_requests_per_s?;
+    let value = st
+        .median
+        .as_ref()
+        .filter(|_| st.valid)
+        .and_then(get)
+        .filter(|v| v.is_finite() && *v >= 0.0);
+    let mut tip = format!(
+        "{} requests/s offered: {what} {}",
+        super::thousands(rate),
+        value.map_or_else(
+            || if st.valid {
+                "n/a".into()
+            } else {
+                "invalid".into()
+            },
+            unit
+        )
+    );
+    if let Some(m) = st.median.as_ref().filter(|_| st.valid) {
+        tip.push_str(&format!(
+            ", {} achieved",
+            super::thousands(m.requests_per_s)
+        ));
+        if let (Some(u), Some(k), true) = (
+            m.cpu_user_us_per_request,
+            m.cpu_kernel_us_per_request,
+            what.starts_with("CPU"),
+        ) {
+            tip.push_str(&format!(
+                " (user {} + kernel {})",
+                super::grouped(u, 2),
+                super::grouped(k, 2)
+            ));
+        }
+    }
+    if let Some(why) = &st.saturation {
+        tip.push_str(&format!("; could not keep up: {why}"));
+    }
+    if !st.valid {
+        tip.push_str(&format!(
+            "; invalid: {}",
+            st.invalid_reason.as_deref().unwrap_or("no reason recorded")
+        ));
+    }
+    Some(Point {
+        rate,
+        value,
+        saturated: st.saturation.is_some(),
+        invalid: !st.valid,
+        tool_bound: st.valid && tool_bound(st),
+        disturbed: st.valid && disturbed(st),
+        tip,
+    })
 }

@@ -6,11 +6,14 @@
 //! or a text mark (`†` tool-bound, `invalid`), so none rests on colour alone.
 //!
 //! [`draw`] returns the elements and the size; the page wraps them in an `<svg>` of their
-//! own, the SVG file stacks several under one title.
+//! own, the SVG file stacks several under one title. [`draw_rates`] draws a chart against the
+//! offered rate (E7) the same way: a line per server, both axes labelled with units, the
+//! legend above; a pair (a Rust variant and its peers) shares an Okabe–Ito colour, the Rust
+//! variant solid and its peers dashed, each server its own marker shape.
 
 use std::fmt::Write as _;
 
-use super::chart::{Cell, Chart, Kind, Metric, PERCENTILES, Row, Value};
+use super::chart::{Cell, Chart, Kind, Metric, PERCENTILES, Point, RateChart, Row, Series, Value};
 use super::{MACHINE_MARK, TOOL_MARK, escape, grouped};
 
 /// The font stack: local fonts only (a page that loads none from anywhere).
@@ -646,6 +649,467 @@ fn nice_step(raw: f64) -> f64 {
     m * mag
 }
 
+/// The colours of the pairs of a [`RateChart`] (Okabe–Ito, yellow left out: too pale on white),
+/// in the order the pairs come.
+const PAIR_COLOURS: [&str; 7] = [
+    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
+];
+
+/// Height of a [`RateChart`]'s plot, px.
+const PLOT_H: f64 = 220.0;
+/// Room left of each panel's plot for its value labels, px.
+const Y_LABELS: f64 = 50.0;
+
+/// The colour of `series`.
+fn series_colour(series: &Series) -> &'static str {
+    PAIR_COLOURS[series.pair % PAIR_COLOURS.len()]
+}
+
+/// The dash of `series`' line: none for a Rust variant, dashed for a peer.
+fn series_dash(series: &Series) -> &'static str {
+    if series.kind == Kind::Rust {
+        ""
+    } else {
+        r#" stroke-dasharray="5 3""#
+    }
+}
+
+/// `series`' marker at (0, 0): circle, square, triangle or diamond by its place in its pair;
+/// hollow (white inside) for a rung it could not keep up with.
+fn series_marker(series: &Series, hollow: bool) -> String {
+    let c = series_colour(series);
+    let fill = if hollow { "#FFFFFF" } else { c };
+    let paint = format!(r#"fill="{fill}" stroke="{c}" stroke-width="1.6""#);
+    match series.place % 4 {
+        0 => format!(r#"<circle cx="0" cy="0" r="3.6" {paint}/>"#),
+        1 => format!(r#"<rect x="-3.3" y="-3.3" width="6.6" height="6.6" {paint}/>"#),
+        2 => format!(r#"<path d="M0,-4.4 L4.2,3.2 L-4.2,3.2 Z" {paint}/>"#),
+        _ => format!(r#"<path d="M0,-4.6 L4.6,0 L0,4.6 L-4.6,0 Z" {paint}/>"#),
+    }
+}
+
+/// An offered rate, short: `500`, `1k`, `2.5k`, `160k`, `1M`.
+pub(crate) fn rate_label(rate: f64) -> String {
+    let trim = |x: f64| {
+        let s = format!("{x:.1}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    };
+    if rate >= 1_000_000.0 {
+        format!("{}M", trim(rate / 1_000_000.0))
+    } else if rate >= 1000.0 {
+        format!("{}k", trim(rate / 1000.0))
+    } else {
+        trim(rate)
+    }
+}
+
+/// A logarithmic axis from `lo` to `hi` over `len` px, with 1-2-5 ticks.
+struct LogAxis {
+    lo: f64,
+    hi: f64,
+    len: f64,
+}
+
+impl LogAxis {
+    fn pos(&self, v: f64) -> f64 {
+        let f = (v.max(self.lo).ln() - self.lo.ln()) / (self.hi.ln() - self.lo.ln());
+        f.clamp(0.0, 1.0) * self.len
+    }
+
+    /// Every 1-2-5 tick within the axis, with whether it is labelled: the powers of ten
+    /// always, the 2s and 5s when labels `min_gap` px apart fit.
+    fn ticks(&self, min_gap: f64) -> Vec<(f64, bool)> {
+        let per_decade = self.len / (self.hi / self.lo).log10();
+        let mut out = Vec::new();
+        let mut decade = 10f64.powf(self.lo.log10().floor());
+        while decade <= self.hi {
+            for m in [1.0, 2.0, 5.0] {
+                let t = decade * m;
+                if t < self.lo * 0.999 || t > self.hi * 1.001 {
+                    continue;
+                }
+                // 1-2-5 labels are at least log10(2) of a decade apart.
+                let labelled = m == 1.0 || per_decade * 2f64.log10() >= min_gap;
+                out.push((t, labelled));
+            }
+            decade *= 10.0;
+        }
+        out
+    }
+}
+
+/// The value axis of a [`RateChart`]: log for latency (µs), linear from 0 for CPU.
+enum ValueAxis {
+    Log(LogAxis),
+    Linear { hi: f64, step: f64, len: f64 },
+}
+
+impl ValueAxis {
+    fn new(chart: &RateChart) -> ValueAxis {
+        let mut vals: Vec<f64> = chart
+            .panels
+            .iter()
+            .flat_map(|p| p.lines.iter().flatten())
+            .filter_map(|p| p.value)
+            .collect();
+        if chart.log {
+            vals.extend(
+                chart
+                    .panels
+                    .iter()
+                    .filter_map(|p| p.limit.as_ref().map(|l| l.0)),
+            );
+            let vals: Vec<f64> = vals.into_iter().map(|v| v.max(1.0)).collect();
+            let min = vals.iter().copied().fold(f64::INFINITY, f64::min);
+            let max = vals.iter().copied().fold(0.0_f64, f64::max);
+            let (min, max) = if vals.is_empty() {
+                (100.0, 10_000.0)
+            } else {
+                (min, max)
+            };
+            let lo = 10f64.powf(min.log10().floor());
+            let mut hi = 10f64.powf(max.log10().ceil());
+            if hi <= lo {
+                hi = lo * 10.0;
+            }
+            ValueAxis::Log(LogAxis {
+                lo,
+                hi,
+                len: PLOT_H,
+            })
+        } else {
+            let max = vals.iter().copied().fold(0.0_f64, f64::max);
+            let step = nice_step(if max > 0.0 { max / 5.0 } else { 1.0 });
+            let n = (max / step).ceil().max(1.0);
+            ValueAxis::Linear {
+                hi: n * step,
+                step,
+                len: PLOT_H,
+            }
+        }
+    }
+
+    /// Px up from the plot's bottom.
+    fn pos(&self, v: f64) -> f64 {
+        match self {
+            ValueAxis::Log(a) => a.pos(v.max(1.0)),
+            ValueAxis::Linear { hi, len, .. } => (v / hi).clamp(0.0, 1.0) * len,
+        }
+    }
+
+    /// The ticks, each with its label (`None`: a minor line).
+    fn ticks(&self) -> Vec<(f64, Option<String>)> {
+        match self {
+            ValueAxis::Log(a) => a
+                .ticks(28.0)
+                .into_iter()
+                .map(|(t, l)| (t, l.then(|| us_label(t))))
+                .collect(),
+            ValueAxis::Linear { hi, step, .. } => {
+                let decimals = if *step >= 1.0 {
+                    0
+                } else if *step >= 0.1 {
+                    1
+                } else {
+                    2
+                };
+                let n = (hi / step).round() as usize;
+                (0..=n)
+                    .map(|i| {
+                        let t = i as f64 * step;
+                        (t, Some(grouped(t, decimals)))
+                    })
+                    .collect()
+            }
+        }
+    }
+}
+
+/// Draws a chart against the offered rate `width` wide: its title, the legend (every server,
+/// then what the line styles and marks mean), then its panels side by side, each with its own
+/// labels of the shared value axis and the offered rate on a log axis below.
+pub(crate) fn draw_rates(chart: &RateChart, width: f64) -> Drawn {
+    let mut b = String::new();
+    let title = format!("{} · {}", chart.title, chart.group);
+    let _ = write!(
+        b,
+        r#"<text x="{PAD}" y="18" font-size="15" font-weight="600">{}</text>"#,
+        escape(&title)
+    );
+    let legend_bottom = rate_legend(&mut b, chart, width, 38.0);
+    let n = chart.panels.len().max(1) as f64;
+    let left = PAD + 16.0;
+    let panel_w = ((width - left - PAD - PANEL_GAP * (n - 1.0)) / n).max(120.0);
+    let plot_w = panel_w - Y_LABELS;
+    let title_y = legend_bottom + 16.0;
+    let top = title_y + 10.0;
+    let bottom = top + PLOT_H;
+    let rates: Vec<f64> = chart
+        .panels
+        .iter()
+        .flat_map(|p| p.lines.iter().flatten())
+        .map(|p| p.rate)
+        .filter(|r| *r > 0.0)
+        .collect();
+    let (min, max) = (
+        rates.iter().copied().fold(f64::INFINITY, f64::min),
+        rates.iter().copied().fold(0.0_f64, f64::max),
+    );
+    let (min, max) = if rates.is_empty() {
+        (1000.0, 100_000.0)
+    } else {
+        (min, max)
+    };
+    let x_axis = LogAxis {
+        lo: min / 1.35,
+        hi: max * 1.35,
+        len: plot_w - 8.0,
+    };
+    let y_axis = ValueAxis::new(chart);
+    let y_title = format!("{} ↑", chart.axis);
+    let _ = write!(
+        b,
+        r#"<text transform="translate({},{}) rotate(-90)" font-size="10.5" fill="{AXIS}" text-anchor="middle">{}</text>"#,
+        PAD + 8.0,
+        top + PLOT_H / 2.0,
+        escape(&y_title)
+    );
+    for (k, panel) in chart.panels.iter().enumerate() {
+        let px = left + k as f64 * (panel_w + PANEL_GAP) + Y_LABELS;
+        let _ = write!(
+            b,
+            r#"<text x="{px}" y="{title_y}" font-size="12" font-weight="600">{}</text>"#,
+            escape(&panel.title)
+        );
+        let x = |rate: f64| px + 4.0 + x_axis.pos(rate);
+        let y = |v: f64| bottom - y_axis.pos(v);
+        // Value grid and labels.
+        for (t, label) in y_axis.ticks() {
+            let ty = y(t);
+            let _ = write!(
+                b,
+                r#"<line x1="{px}" y1="{ty:.2}" x2="{:.2}" y2="{ty:.2}" stroke="{GRID}" stroke-width="{}"/>"#,
+                px + plot_w,
+                if label.is_some() { 1.0 } else { 0.6 }
+            );
+            if let Some(l) = label {
+                let _ = write!(
+                    b,
+                    r#"<text x="{:.2}" y="{:.2}" font-size="10" fill="{AXIS}" text-anchor="end">{}</text>"#,
+                    px - 4.0,
+                    ty + 3.5,
+                    escape(&l)
+                );
+            }
+        }
+        // Rate grid and labels.
+        for (t, labelled) in x_axis.ticks(30.0) {
+            let tx = x(t);
+            let _ = write!(
+                b,
+                r#"<line x1="{tx:.2}" y1="{top}" x2="{tx:.2}" y2="{bottom}" stroke="{GRID}" stroke-width="{}"/>"#,
+                if labelled { 1.0 } else { 0.6 }
+            );
+            if labelled {
+                let _ = write!(
+                    b,
+                    r#"<line x1="{tx:.2}" y1="{bottom}" x2="{tx:.2}" y2="{}" stroke="{AXIS}"/><text x="{tx:.2}" y="{}" font-size="10" fill="{AXIS}" text-anchor="middle">{}</text>"#,
+                    bottom + 4.0,
+                    bottom + 15.0,
+                    rate_label(t)
+                );
+            }
+        }
+        let _ = write!(
+            b,
+            r#"<line x1="{px}" y1="{bottom}" x2="{:.2}" y2="{bottom}" stroke="{AXIS}"/><line x1="{px}" y1="{top}" x2="{px}" y2="{bottom}" stroke="{AXIS}"/>"#,
+            px + plot_w
+        );
+        if let Some((v, label)) = &panel.limit {
+            // Labelled at the low rates, where a ladder's lines are usually far below it.
+            let ly = y(*v);
+            let _ = write!(
+                b,
+                r##"<line x1="{px}" y1="{ly:.2}" x2="{:.2}" y2="{ly:.2}" stroke="{AXIS}" stroke-width="1.2" stroke-dasharray="2 3"/><text x="{:.2}" y="{:.2}" font-size="10" fill="{AXIS}" stroke="#FFFFFF" stroke-width="3" paint-order="stroke">{}</text>"##,
+                px + plot_w,
+                px + 4.0,
+                ly - 4.0,
+                escape(label)
+            );
+        }
+        for (series, line) in chart.series.iter().zip(&panel.lines) {
+            rate_line(&mut b, series, line, &x, &y, bottom);
+        }
+    }
+    let axis_title_y = bottom + 34.0;
+    let _ = write!(
+        b,
+        r#"<text x="{}" y="{axis_title_y}" font-size="12" fill="{AXIS}" text-anchor="middle">offered rate, requests/s (log scale) →</text>"#,
+        left + (width - left - PAD) / 2.0,
+    );
+    Drawn {
+        body: b,
+        width,
+        height: axis_title_y + 10.0,
+    }
+}
+
+/// One server's line in a panel: segments between consecutive measured rungs, a marker at
+/// each (hollow where it could not keep up), `✕` at the foot of the plot for an invalid rung.
+fn rate_line(
+    b: &mut String,
+    series: &Series,
+    line: &[Point],
+    x: &dyn Fn(f64) -> f64,
+    y: &dyn Fn(f64) -> f64,
+    bottom: f64,
+) {
+    let c = series_colour(series);
+    let mut run: Vec<(f64, f64)> = Vec::new();
+    let mut segments: Vec<Vec<(f64, f64)>> = Vec::new();
+    for p in line {
+        match p.value {
+            Some(v) => run.push((x(p.rate), y(v))),
+            None => segments.push(std::mem::take(&mut run)),
+        }
+    }
+    segments.push(run);
+    for seg in segments.iter().filter(|s| s.len() > 1) {
+        let pts: Vec<String> = seg.iter().map(|(x, y)| format!("{x:.2},{y:.2}")).collect();
+        let _ = write!(
+            b,
+            r#"<polyline points="{}" fill="none" stroke="{c}" stroke-width="1.8"{}/>"#,
+            pts.join(" "),
+            series_dash(series)
+        );
+    }
+    for p in line {
+        let tip = format!("{}, {}", series.name, p.tip);
+        match p.value {
+            Some(v) => {
+                let (px, py) = (x(p.rate), y(v));
+                let _ = write!(
+                    b,
+                    r#"<g class="mark"><title>{}</title><g transform="translate({px:.2},{py:.2})">{}</g>"#,
+                    escape(&tip),
+                    series_marker(series, p.saturated)
+                );
+                let marks = point_marks(p);
+                if !marks.is_empty() {
+                    let _ = write!(
+                        b,
+                        r#"<text x="{:.2}" y="{:.2}" font-size="11">{marks}</text>"#,
+                        px + 6.0,
+                        py - 4.0
+                    );
+                }
+                b.push_str("</g>");
+            }
+            None if p.invalid => {
+                let _ = write!(
+                    b,
+                    r#"<g class="mark"><title>{}</title><text x="{:.2}" y="{:.2}" font-size="12" fill="{c}" text-anchor="middle">✕</text></g>"#,
+                    escape(&tip),
+                    x(p.rate),
+                    bottom - 4.0
+                );
+            }
+            None => {}
+        }
+    }
+}
+
+/// `†`, `‡`, `†‡` or nothing: a point's marks.
+fn point_marks(p: &Point) -> String {
+    let mut m = String::new();
+    if p.tool_bound {
+        m.push_str(TOOL_MARK);
+    }
+    if p.disturbed {
+        m.push_str(MACHINE_MARK);
+    }
+    m
+}
+
+/// The legend of a [`RateChart`] from `y`, wrapping at `width`: each server (its line and
+/// marker), then what the styles and marks mean, those that occur; returns the y below it.
+fn rate_legend(b: &mut String, chart: &RateChart, width: f64, y: f64) -> f64 {
+    let points = || chart.panels.iter().flat_map(|p| p.lines.iter().flatten());
+    let mut items: Vec<(String, String)> = chart
+        .series
+        .iter()
+        .map(|s| {
+            (
+                format!(
+                    r#"<line x1="0" y1="-1" x2="24" y2="-1" stroke="{}" stroke-width="1.8"{}/><g transform="translate(12,-1)">{}</g>"#,
+                    series_colour(s),
+                    series_dash(s),
+                    series_marker(s, false)
+                ),
+                s.name.clone(),
+            )
+        })
+        .collect();
+    let kinds = chart.series.iter().any(|s| s.kind == Kind::Rust)
+        && chart.series.iter().any(|s| s.kind != Kind::Rust);
+    if kinds {
+        items.push((
+            String::new(),
+            "solid: Rust variant, dashed: peer (a pair shares a colour)".to_string(),
+        ));
+    }
+    if points().any(|p| p.saturated && p.value.is_some()) {
+        let s = Series {
+            name: String::new(),
+            kind: Kind::Rust,
+            pair: 6,
+            place: 0,
+        };
+        items.push((
+            format!(
+                r#"<g transform="translate(5,-1)">{}</g>"#,
+                series_marker(&s, true)
+            ),
+            "hollow: the rate it could not keep up with (its saturation)".to_string(),
+        ));
+    }
+    if points().any(|p| p.invalid) {
+        items.push((
+            format!(r#"<text x="0" y="4" font-size="12" fill="{INVALID}">✕</text>"#),
+            "invalid rung (the tables say why)".to_string(),
+        ));
+    }
+    if points().any(|p| p.tool_bound) {
+        items.push((
+            String::new(),
+            "† the load generator was ≥ 90 % busy: it may have set the figure".to_string(),
+        ));
+    }
+    if points().any(|p| p.disturbed) {
+        items.push((
+            String::new(),
+            "‡ the machine was busy (other work, steal or CPU waits): it may have set the figure"
+                .to_string(),
+        ));
+    }
+    let (mut x, mut y) = (PAD, y);
+    for (swatch, label) in items {
+        let text_x = if swatch.is_empty() { 0.0 } else { 30.0 };
+        let w = text_x + text_width(&label, 12.0) + 18.0;
+        if x > PAD && x + w > width - PAD {
+            x = PAD;
+            y += 18.0;
+        }
+        let _ = write!(
+            b,
+            r#"<g transform="translate({x},{y})">{swatch}<text x="{text_x}" y="4" font-size="12">{}</text></g>"#,
+            escape(&label)
+        );
+        x += w;
+    }
+    y + 6.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -660,5 +1124,40 @@ mod tests {
         assert_eq!(us_label(100_000.0), "100 ms");
         assert_eq!(us_label(1_200_000.0), "1.2 s");
         assert_eq!(us_label(2_500_610.0), "2.5 s");
+        assert_eq!(rate_label(500.0), "500");
+        assert_eq!(rate_label(1000.0), "1k");
+        assert_eq!(rate_label(2500.0), "2.5k");
+        assert_eq!(rate_label(160_000.0), "160k");
+        assert_eq!(rate_label(1_000_000.0), "1M");
+    }
+
+    #[test]
+    fn a_log_axis_labels_decades_always_and_2_and_5_where_there_is_room() {
+        let wide = LogAxis {
+            lo: 700.0,
+            hi: 220_000.0,
+            len: 600.0,
+        };
+        let labelled: Vec<f64> = wide
+            .ticks(30.0)
+            .into_iter()
+            .filter(|t| t.1)
+            .map(|t| t.0)
+            .collect();
+        assert_eq!(
+            labelled,
+            [
+                1000.0, 2000.0, 5000.0, 10_000.0, 20_000.0, 50_000.0, 100_000.0, 200_000.0
+            ]
+        );
+        let narrow = LogAxis { len: 120.0, ..wide };
+        let labelled: Vec<f64> = narrow
+            .ticks(30.0)
+            .into_iter()
+            .filter(|t| t.1)
+            .map(|t| t.0)
+            .collect();
+        assert_eq!(labelled, [1000.0, 10_000.0, 100_000.0]);
+        assert!((wide.pos(700.0), wide.pos(220_000.0)) == (0.0, 600.0));
     }
 }

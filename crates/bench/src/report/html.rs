@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use crate::experiment::{self, Measure, Reported};
 use crate::results::{Results, Run, ServerResult, StepResult};
 
-use super::chart::{Kind, charts, paired};
+use super::chart::{Kind, charts, paired, rate_charts};
 use super::draw::{self, draw};
 use super::markdown::{analogue, error_rate, ms, socket_errors};
 use super::{ReportError, endpoints, escape, find, grouped, markdown, thousands, tool_bound};
@@ -152,7 +152,7 @@ fn intro(out: &mut String, groups: &[(String, Vec<&Doc>)]) {
     let _ = write!(
         out,
         r#"<header>
-<h1>HTTP servers side by side: the five articles' experiments, TechEmpower's profile, instructions per request</h1>
+<h1>HTTP servers side by side: the five articles' experiments, TechEmpower's profile, the open-loop profile, instructions per request</h1>
 <p>{n} results file{} of <code>bench run</code>, made into this page by <code>bench report --html</code>. Each experiment mirrors a published benchmark: its own systems (the <em>peers</em>) run beside a Rust analogue of each. The articles' figures came from other machines: context, not targets.</p>
 <p class="key"><span class="sw" style="background:{}"></span>Rust variant <span class="sw" style="background:{}"></span>peer (the article's system) <span class="sw" style="background:{}"></span>reference (analogue of none) · <b>†</b> the load generator was ≥ 90 % busy, so it may have set the pace (a lighter, dashed bar) · <span class="invalid-key">✕ invalid</span> the step did not measure what it should · — the server did not run the step · n/a not measured. Tables sort by clicking a column's head.</p>
 <nav><ul>"#,
@@ -231,13 +231,19 @@ fn run(out: &mut String, d: &Doc, e: Option<&experiment::Experiment>) {
         reported(out, r, e);
     }
     out.push_str("<h4>Charts</h4>\n");
-    for chart in charts(r) {
-        let drawn = draw(&chart, CHART_WIDTH);
-        let label = format!("{} · {}", chart.metric.title(), chart.group);
+    let bars = charts(r).into_iter().map(|c| {
+        let label = format!("{} · {}", c.metric.title(), c.group);
+        (c.metric.id(), label, draw(&c, CHART_WIDTH))
+    });
+    let lines = rate_charts(r).into_iter().map(|c| {
+        let label = format!("{} · {}", c.title, c.group);
+        (c.id, label, draw::draw_rates(&c, CHART_WIDTH))
+    });
+    for (id, label, drawn) in bars.chain(lines) {
         let _ = writeln!(
             out,
             r#"<figure><svg class="chart" data-chart="{}" viewBox="0 0 {} {:.0}" role="img" aria-label="{}" font-family="{}">{}</svg></figure>"#,
-            chart.metric.id(),
+            id,
             drawn.width,
             drawn.height.ceil(),
             escape(&label),
@@ -305,8 +311,19 @@ fn provenance(out: &mut String, d: &Doc, header: &[(String, String)]) {
     out.push_str("</dl>\n");
 }
 
-/// The article's figures beside this run's: the peer's and its Rust analogues'.
+/// The article's figures beside this run's: the peer's and its Rust analogues'. A profile
+/// with no article (E6, E7) gets its note alone, not an empty table.
 fn reported(out: &mut String, r: &Results, e: &experiment::Experiment) {
+    if e.reported.is_empty() {
+        if !e.reported_note.is_empty() {
+            let _ = writeln!(
+                out,
+                "<h4>No article's figures</h4>\n<p class=\"note\">{}</p>",
+                md::inline(e.reported_note)
+            );
+        }
+        return;
+    }
     let _ = writeln!(
         out,
         r#"<h4>The article's figures beside this run's</h4>

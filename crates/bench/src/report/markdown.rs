@@ -12,7 +12,7 @@ use crate::experiment::TFB_PIPELINE;
 use crate::results::{Interference, Results, Run, ServerResult, StepResult};
 use crate::step::machine::{OTHER_CPU_LIMIT, SERVER_WAIT_LIMIT, STEAL_LIMIT};
 
-use super::{disturbed_steps, endpoints, find, marks, step_ids, thousands};
+use super::{disturbed_steps, endpoints, find, is_ladder, marks, step_ids, thousands};
 use crate::experiment::{BASELINE, PROBE_ENDPOINT};
 
 /// What a column shows of a run.
@@ -47,6 +47,7 @@ pub fn markdown(r: &Results) -> String {
     machine_limit(&mut out, r);
     let endpoints = endpoints(r);
     match r.experiment.as_str() {
+        _ if is_ladder(r) => ladder(&mut out, r, &endpoints),
         "e4" => {
             // One table per measure, the scenarios (one step per endpoint) as columns.
             // The baseline (the probe alone) is no scenario: it is in the probe's table.
@@ -302,6 +303,146 @@ fn e6(out: &mut String, r: &Results, endpoints: &[String]) {
         "† the load tool set the pace of this figure, so the server may be faster; ‡ the machine did (other work, steal or CPU waits). Errors are per concurrency, in the columns' order.\n"
     );
     verified(out, r);
+}
+
+/// A ladder of offered rates (E7), per endpoint: the table of rungs (`p99 ms · CPU µs per
+/// request` at each offered rate, a row per server, its saturation beside its name), then the
+/// achieved rate at each rung, then the tail (p99.9) from the intended send time beside the
+/// one from the actual send, which a tool that omits the requests a stall delayed would show.
+fn ladder(out: &mut String, r: &Results, endpoints: &[String]) {
+    let limit = crate::step::verdict::KEEP_UP_P99.as_millis();
+    let share = crate::step::verdict::KEEP_UP_SHARE * 100.0;
+    for endpoint in endpoints {
+        let rungs = step_ids(r, endpoint);
+        let _ = writeln!(
+            out,
+            "## `{endpoint}`: p99 ms · server CPU µs per request, at each offered rate\n\n\
+             `rK` is an offered rate of K thousand requests/s. Each cell is the p99 latency, from \
+             each request's intended send time, then the server's CPU time per request. A \
+             server's ladder stops at the first rate it cannot keep up with (achieved under \
+             {share:.0} % of the offered rate, or p99 over {limit} ms): its saturation; `—` is a \
+             rate above it, not run.\n"
+        );
+        let mut head = vec![
+            "Server".to_string(),
+            "Analogue of".to_string(),
+            "Saturation".to_string(),
+        ];
+        head.extend(rungs.iter().cloned());
+        let served: Vec<&ServerResult> = r
+            .servers
+            .iter()
+            .filter(|s| s.steps.iter().any(|st| &st.endpoint == endpoint))
+            .collect();
+        // The first table says why each ladder stopped; the others where.
+        let row = |s: &ServerResult, show: &dyn Fn(&Run) -> String, why: bool| {
+            let mut row = vec![s.name.clone(), analogue(s), saturation(s, endpoint, why)];
+            row.extend(rungs.iter().map(|id| match find(s, endpoint, id) {
+                None => "—".to_string(),
+                Some(st) if !st.valid => "invalid".to_string(),
+                Some(st) => match &st.median {
+                    None => "n/a".to_string(),
+                    Some(m) => format!("{}{}", show(m), marks(m)),
+                },
+            }));
+            row
+        };
+        let opt_ms = |us: Option<u64>| us.map_or("n/a".to_string(), ms);
+        let rows: Vec<Vec<String>> = served
+            .iter()
+            .map(|s| {
+                row(
+                    s,
+                    &|m| {
+                        format!(
+                            "{} · {}",
+                            opt_ms(m.latency_us.p99),
+                            m.cpu_us_per_request
+                                .map_or("n/a".to_string(), |c| format!("{c:.2}"))
+                        )
+                    },
+                    true,
+                )
+            })
+            .collect();
+        write_table(out, &head, &rows, 3);
+
+        let _ = writeln!(
+            out,
+            "## `{endpoint}`: requests/s achieved at each offered rate\n\n\
+             The responses per second of the measured window, and their share of the rate \
+             offered.\n"
+        );
+        let rows: Vec<Vec<String>> = served
+            .iter()
+            .map(|s| {
+                row(
+                    s,
+                    &|m| match m.offered_requests_per_s {
+                        Some(o) if o > 0.0 => {
+                            format!("{} ({:.0} %)", rps(m), m.requests_per_s / o * 100.0)
+                        }
+                        _ => rps(m),
+                    },
+                    false,
+                )
+            })
+            .collect();
+        write_table(out, &head, &rows, 3);
+
+        let _ = writeln!(
+            out,
+            "## `{endpoint}`: p99.9 ms from the intended send time · from the actual send\n\n\
+             The first figure counts a request from when it was due, so a stall weighs in every \
+             request it held back; the second from when it was sent, the figure of a tool that \
+             waits for an answer before the next request (coordinated omission). `n/a`: the tool \
+             reports no second figure (k6, oha).\n"
+        );
+        let rows: Vec<Vec<String>> = served
+            .iter()
+            .map(|s| {
+                row(
+                    s,
+                    &|m| {
+                        format!(
+                            "{} · {}",
+                            opt_ms(m.latency_us.p999),
+                            opt_ms(m.latency_uncorrected_us.as_ref().and_then(|l| l.p999))
+                        )
+                    },
+                    false,
+                )
+            })
+            .collect();
+        write_table(out, &head, &rows, 3);
+    }
+    let _ = writeln!(
+        out,
+        "† the load tool set the pace of this figure; ‡ the machine did (other work, steal or CPU waits).\n"
+    );
+}
+
+/// Where `s`'s ladder on `endpoint` ended: the rung it could not keep up with (and, with
+/// `why`, why); the invalid rung it stopped at; or the top rung it kept up with.
+fn saturation(s: &ServerResult, endpoint: &str, why: bool) -> String {
+    let rungs: Vec<&StepResult> = s
+        .steps
+        .iter()
+        .filter(|st| st.endpoint == endpoint)
+        .collect();
+    if let Some(st) = rungs.iter().find(|st| st.saturation.is_some()) {
+        return match (why, &st.saturation) {
+            (true, Some(reason)) => format!("{}: {reason}", st.step),
+            _ => st.step.clone(),
+        };
+    }
+    if let Some(st) = rungs.iter().find(|st| !st.valid) {
+        return format!("not found: {} invalid", st.step);
+    }
+    match rungs.iter().rev().find(|st| st.median.is_some()) {
+        Some(st) => format!("none: kept up to {}", st.step),
+        None => "n/a".to_string(),
+    }
 }
 
 /// Each step's valid median run of `s` on `endpoint` (`None`: not run, invalid or empty).

@@ -123,6 +123,17 @@ pub(crate) fn find<'a>(s: &'a ServerResult, endpoint: &str, step: &str) -> Optio
         .find(|st| st.endpoint == endpoint && st.step == step)
 }
 
+/// Whether `r` is a ladder of offered rates (E7): its experiment has one, or a step records
+/// an offered rate. Its report has tables of rungs and charts against the offered rate
+/// instead of the bar charts.
+pub(crate) fn is_ladder(r: &Results) -> bool {
+    crate::experiment::find(&r.experiment).is_some_and(|e| e.ladder.is_some())
+        || r.servers
+            .iter()
+            .flat_map(|s| &s.steps)
+            .any(|st| st.offered_requests_per_s.is_some())
+}
+
 /// A rate with thousands separators and no decimals (`81,103`).
 pub(crate) fn thousands(x: f64) -> String {
     if !x.is_finite() {
@@ -303,12 +314,14 @@ mod tests {
                 connections: 50,
                 requests: None,
                 duration_s: Some(2.0),
+                offered_requests_per_s: None,
                 tool_command: vec![],
                 valid: true,
                 invalid_reason: None,
                 repeats: vec![r],
                 median: None,
                 spread: None,
+                saturation: None,
             };
             st.finish();
             st

@@ -1,7 +1,8 @@
 //! The SVG file beside a results file: under one title, per endpoint (E4: for all its
 //! scenarios together) the four charts of [`chart`](super::chart), requests/s, server CPU µs
-//! per request, peak RSS and latency percentiles on a log axis, stacked, each drawn by
-//! [`draw`](super::draw), the same charts the HTML page shows.
+//! per request, peak RSS and latency percentiles on a log axis (E7: latency and CPU per
+//! request against the offered rate), stacked, each drawn by [`draw`](super::draw), the same
+//! charts the HTML page shows.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -9,8 +10,8 @@ use std::path::Path;
 
 use crate::results::Results;
 
-use super::chart::charts;
-use super::draw::{FONT, draw, text_width};
+use super::chart::{charts, rate_charts};
+use super::draw::{FONT, draw, draw_rates, text_width};
 use super::{ReportError, escape};
 
 /// The width the file is drawn at, px.
@@ -46,8 +47,11 @@ pub fn svg_string(r: &Results) -> String {
     }
     let mut body = String::new();
     y += 3.0;
-    for chart in charts(r) {
-        let d = draw(&chart, WIDTH);
+    let drawn = charts(r)
+        .into_iter()
+        .map(|c| draw(&c, WIDTH))
+        .chain(rate_charts(r).into_iter().map(|c| draw_rates(&c, WIDTH)));
+    for d in drawn {
         let _ = write!(body, r#"<g transform="translate(0,{y})">{}</g>"#, d.body);
         y += d.height + 16.0;
     }

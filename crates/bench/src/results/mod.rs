@@ -201,6 +201,10 @@ pub struct StepResult {
     pub requests: Option<u64>,
     /// Seconds, for time-bounded steps.
     pub duration_s: Option<f64>,
+    /// The rate offered, requests/s, for a rung of a ladder of offered rates (E7): the open
+    /// model. `None` for a closed-loop step (and in files from before E7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offered_requests_per_s: Option<f64>,
     /// The load tool's exact argv (of the last repeat; the port may differ between repeats).
     pub tool_command: Vec<String>,
     /// Whether the step measured what it was meant to (see `invalid_reason`).
@@ -213,6 +217,13 @@ pub struct StepResult {
     pub median: Option<Run>,
     /// The [`spread`] of `repeats`; `None` without repeats.
     pub spread: Option<Spread>,
+    /// A rung of a ladder of offered rates (E7) where the server could not keep up, and why
+    /// (`achieved 61,204 of 80,000 requests/s (77 %, under 95 %)`): its saturation, after
+    /// which its ladder on this endpoint stopped. `None` for a rung it kept up with, for a
+    /// step of no ladder, and for a rung where the load tool was the limit (that step is
+    /// invalid instead).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saturation: Option<String>,
 }
 
 impl StepResult {
@@ -248,6 +259,16 @@ pub struct Run {
     pub server_cpu_s: Option<f64>,
     /// `server_cpu_s` per request, microseconds; `None` when not sampled.
     pub cpu_us_per_request: Option<f64>,
+    /// The rate the tool was asked to offer, requests/s, for a step of the open model (E7):
+    /// each request has an intended send time, and `latency_us` runs from it. `None` for a
+    /// closed-loop step (and in files from before E7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offered_requests_per_s: Option<f64>,
+    /// The open model's latency from each request's actual send, beside `latency_us` (from
+    /// its intended send time): the figure a tool that omits the requests a stall delayed
+    /// would report (coordinated omission). `None` when the tool reports only one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_uncorrected_us: Option<Latency>,
     /// The load tool's own CPU use over the measured run (its whole process tree, every
     /// thread's schedstat), percent of one CPU; `None` when not measured (files from before).
     #[serde(default)]
@@ -363,6 +384,10 @@ pub struct Latency {
     pub p95: Option<u64>,
     /// 99th percentile.
     pub p99: Option<u64>,
+    /// 99.9th percentile (the built-in generator, oha and k6 report it; wrk, ab and
+    /// autocannon do not). Absent from files from before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p999: Option<u64>,
     /// Largest.
     pub max: Option<u64>,
 }
@@ -461,14 +486,7 @@ pub fn median(runs: &[Run]) -> Option<Run> {
         requests_per_s: f(|r| r.requests_per_s),
         transfer_bytes_per_s: f(|r| r.transfer_bytes_per_s),
         bytes_per_response: f(|r| r.bytes_per_response),
-        latency_us: Latency {
-            mean: of(|r| r.latency_us.mean),
-            p50: ou(|r| r.latency_us.p50),
-            p90: ou(|r| r.latency_us.p90),
-            p95: ou(|r| r.latency_us.p95),
-            p99: ou(|r| r.latency_us.p99),
-            max: ou(|r| r.latency_us.max),
-        },
+        latency_us: median_latency(runs.iter().map(|r| &r.latency_us)).unwrap_or_default(),
         errors: Errors {
             connect: u(|r| r.errors.connect),
             read: u(|r| r.errors.read),
@@ -481,6 +499,11 @@ pub fn median(runs: &[Run]) -> Option<Run> {
         server_cpu_percent: of(|r| r.server_cpu_percent),
         server_cpu_s: of(|r| r.server_cpu_s),
         cpu_us_per_request: of(|r| r.cpu_us_per_request),
+        offered_requests_per_s: of(|r| r.offered_requests_per_s),
+        latency_uncorrected_us: median_latency(
+            runs.iter()
+                .filter_map(|r| r.latency_uncorrected_us.as_ref()),
+        ),
         tool_cpu_percent: of(|r| r.tool_cpu_percent),
         tool_cpus: runs.iter().filter_map(|r| r.tool_cpus).max(),
         // One tool-bound repeat makes the step's figure suspect.
@@ -516,6 +539,28 @@ pub fn median(runs: &[Run]) -> Option<Run> {
                 .collect();
             median(&probes).map(Box::new)
         },
+    })
+}
+
+/// The per-field median of `latencies` (each field over those that have it); `None` for none.
+fn median_latency<'a>(latencies: impl Iterator<Item = &'a Latency>) -> Option<Latency> {
+    let v: Vec<&Latency> = latencies.collect();
+    let of = |get: fn(&Latency) -> Option<f64>| {
+        let x: Vec<f64> = v.iter().filter_map(|l| get(l)).collect();
+        (!x.is_empty()).then(|| median_f64(x))
+    };
+    let ou = |get: fn(&Latency) -> Option<u64>| {
+        let x: Vec<u64> = v.iter().filter_map(|l| get(l)).collect();
+        (!x.is_empty()).then(|| median_u64(x))
+    };
+    (!v.is_empty()).then(|| Latency {
+        mean: of(|l| l.mean),
+        p50: ou(|l| l.p50),
+        p90: ou(|l| l.p90),
+        p95: ou(|l| l.p95),
+        p99: ou(|l| l.p99),
+        p999: ou(|l| l.p999),
+        max: ou(|l| l.max),
     })
 }
 
@@ -773,6 +818,7 @@ mod tests {
                 p90: None,
                 p95: None,
                 p99,
+                p999: None,
                 max: Some(9000),
             },
             errors: Errors {
@@ -803,12 +849,14 @@ mod tests {
             connections: 100,
             requests: None,
             duration_s: Some(2.0),
+            offered_requests_per_s: None,
             tool_command: vec!["wrk".into(), "-t1".into()],
             valid: true,
             invalid_reason: None,
             repeats: vec![run(3000.0, Some(7), Some(5)), run(1000.0, None, None)],
             median: None,
             spread: None,
+            saturation: None,
         };
         step.finish();
         Results {

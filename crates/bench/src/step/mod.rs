@@ -58,6 +58,7 @@ pub fn spec(step: &Step) -> LoadSpec {
         pipeline: step.pipeline,
         warmup: None,
         stages: Vec::new(),
+        rate: step.rate,
     }
 }
 
@@ -451,6 +452,9 @@ fn measure(
     if spec.pipeline > 1 {
         tools::pipelined(tool, spec.pipeline, &mut run);
     }
+    if let Some(rate) = spec.rate {
+        tools::offered(tool, rate, &mut run);
+    }
     if alone {
         run.probe = Some(Box::new(probe_only(&run)));
     }
@@ -588,6 +592,7 @@ pub fn probe_spec(probe: &Probe, step: &Step) -> LoadSpec {
         headers: Vec::new(),
         warmup: Some(probe.warmup),
         stages: Vec::new(),
+        rate: None,
     }
 }
 
@@ -665,6 +670,48 @@ fn per_request(s: Option<f64>, n: u64) -> Option<f64> {
     Some(round3(s? * 1e6 / (n > 0).then_some(n)? as f64))
 }
 
+/// After a rung of a ladder of offered rates (a step with a rate, E7) has run: why the
+/// server's ladder on that endpoint stops here, or `None` when it goes on to the next rate.
+///
+/// It stops at a rung that gave no valid run (the step is invalid already: failed requests, a
+/// server gone, a tool that failed), and where the server could not keep up
+/// ([`verdict::saturated`], on the run just measured): that rung is then its saturation
+/// ([`StepResult::saturation`]), unless the load tool was the limit there ([`Run::tool_bound`]),
+/// which makes the rung invalid instead: the rate the tool could not offer says nothing of the
+/// server.
+pub fn rung(result: &mut StepResult) -> Option<String> {
+    let Some(run) = result.repeats.last() else {
+        return Some(
+            result
+                .invalid_reason
+                .clone()
+                .unwrap_or_else(|| "no run".into()),
+        );
+    };
+    if !result.valid {
+        return Some(format!(
+            "invalid: {}",
+            result.invalid_reason.as_deref().unwrap_or("no reason")
+        ));
+    }
+    let why = verdict::saturated(run)?;
+    if run.tool_bound {
+        let busy = run
+            .tool_busiest_thread_percent
+            .map(|p| format!(", its busiest thread at {p:.0} %"))
+            .unwrap_or_default();
+        let reason = format!(
+            "the load tool was the limit at this rate ({why}{busy}), so this is not the server's saturation"
+        );
+        invalidate(result, &reason);
+        return Some(reason);
+    }
+    if result.saturation.is_none() {
+        result.saturation = Some(why.clone());
+    }
+    Some(format!("its saturation: {why}"))
+}
+
 /// Marks `result` invalid; the first reason is the one kept.
 pub fn invalidate(result: &mut StepResult, why: &str) {
     result.valid = false;
@@ -683,12 +730,14 @@ pub fn results_for(steps: &[Step]) -> Vec<StepResult> {
             connections: s.connections,
             requests: s.requests,
             duration_s: s.duration.map(|d| d.as_secs_f64()),
+            offered_requests_per_s: s.rate,
             tool_command: Vec::new(),
             valid: true,
             invalid_reason: None,
             repeats: Vec::new(),
             median: None,
             spread: None,
+            saturation: None,
         })
         .collect()
 }
@@ -783,6 +832,7 @@ mod tests {
             headers: Vec::new(),
             warmup: Warmup::For(Duration::from_secs(1)),
             probe: None,
+            rate: None,
         }
     }
 
@@ -941,6 +991,76 @@ mod tests {
         let (got, r, _) = once(&s, answers, None, None);
         assert_eq!(got.unwrap(), Vec::<String>::new());
         assert!(r.valid && r.repeats[0].windows.unwrap().probe_inside());
+    }
+
+    #[test]
+    fn a_rung_offers_its_rate_and_the_ladder_stops_where_the_server_cannot_keep_up() {
+        let mut s = step(Mode::KeepAlive);
+        s.rate = Some(2000.0);
+        let recorded = |name: &str| {
+            let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/data")
+                .join(name);
+            std::fs::read_to_string(p).unwrap()
+        };
+        // loadgen -R 2000 against a server that kept up.
+        let answers = vec![
+            exited(0, "", ""),
+            exited(0, &recorded("loadgen-R2000-c100.json"), ""),
+        ];
+        let (got, mut r, launch) = once(&s, answers, None, None);
+        assert_eq!(got.unwrap(), Vec::<String>::new());
+        for argv in &launch.argvs {
+            let a = argv.join(" ");
+            assert!(a.contains(" -R 2000 "), "warm-up and run at the rate: {a}");
+        }
+        assert_eq!(r.offered_requests_per_s, Some(2000.0));
+        let run = &r.repeats[0];
+        assert_eq!(run.offered_requests_per_s, Some(2000.0));
+        assert!(run.latency_uncorrected_us.is_some());
+        assert_eq!(rung(&mut r), None, "kept up: the ladder goes on");
+        assert_eq!(r.saturation, None);
+
+        // -R 60000 answered at 8,536 a second: its saturation, the ladder stops.
+        s.rate = Some(60_000.0);
+        let answers = vec![
+            exited(0, "", ""),
+            exited(0, &recorded("loadgen-R60000-c100-behind.json"), ""),
+        ];
+        let (_, mut r, _) = once(&s, answers, None, None);
+        let why = rung(&mut r).unwrap();
+        assert!(
+            why.starts_with("its saturation: achieved 8,536 of 60,000"),
+            "{why}"
+        );
+        assert!(r.valid);
+        assert_eq!(
+            r.saturation.as_deref(),
+            Some(why.trim_start_matches("its saturation: "))
+        );
+
+        // The same where the tool was the limit: invalid, not the server's saturation.
+        r.saturation = None;
+        r.repeats[0].tool_bound = true;
+        r.repeats[0].tool_busiest_thread_percent = Some(97.0);
+        let why = rung(&mut r).unwrap();
+        assert!(!r.valid && r.saturation.is_none());
+        assert!(
+            why.starts_with("the load tool was the limit at this rate (achieved 8,536 of 60,000")
+                && why.ends_with(
+                    ", its busiest thread at 97 %), so this is not the server's saturation"
+                ),
+            "{why}"
+        );
+        assert_eq!(r.invalid_reason.as_deref(), Some(why.as_str()));
+        // An invalid rung, or one that gave no run, stops it too.
+        assert!(
+            rung(&mut r)
+                .unwrap()
+                .starts_with("invalid: the load tool was the limit")
+        );
+        r.repeats.clear();
+        assert!(rung(&mut r).is_some());
     }
 
     #[test]

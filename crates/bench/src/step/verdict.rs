@@ -7,7 +7,10 @@
 //! - [`tool_bound`]: the load tool, not the server, set the pace ([`Run::tool_bound`]);
 //! - [`machine::disturbed`](super::machine::disturbed): other work on the machine did
 //!   ([`Run::disturbed`]);
-//! - [`MIN_WINDOW`]: below it a run's CPU shares are not measured at all, rather than wrong.
+//! - [`MIN_WINDOW`]: below it a run's CPU shares are not measured at all, rather than wrong;
+//! - [`saturated`]: at a rung of a ladder of offered rates (E7), the server could not keep up
+//!   (achieved under [`KEEP_UP_SHARE`] of the offered rate, or p99 over [`KEEP_UP_P99`]), so
+//!   its ladder stops there ([`super::rung`] applies it, with the tool-bound rule beside it).
 
 use std::time::Duration;
 
@@ -68,6 +71,54 @@ fn kinds(e: &Errors) -> String {
     } else {
         format!(": {}", parts.join(", "))
     }
+}
+
+/// The least share of the offered rate a rung must achieve for the server to have kept up.
+pub const KEEP_UP_SHARE: f64 = 0.95;
+
+/// The most p99 latency (from the intended send times) at which a server keeps up with a rung.
+pub const KEEP_UP_P99: Duration = Duration::from_millis(100);
+
+/// Why the server could not keep up with `run`'s offered rate: it answered less than
+/// [`KEEP_UP_SHARE`] of it per second, or its p99 latency, from each request's intended send
+/// time, was above [`KEEP_UP_P99`]; both reasons when both hold. `None` when it kept up, and for
+/// a run of no offered rate (the closed model).
+pub fn saturated(run: &Run) -> Option<String> {
+    let offered = run.offered_requests_per_s.filter(|o| *o > 0.0)?;
+    let mut why = Vec::new();
+    let share = run.requests_per_s / offered;
+    if share < KEEP_UP_SHARE {
+        why.push(format!(
+            "achieved {} of {} requests/s offered ({:.1} %, under {:.0} %)",
+            grouped(run.requests_per_s),
+            grouped(offered),
+            // Down, so a share just under the limit never reads as the limit itself.
+            (share * 1000.0).floor() / 10.0,
+            KEEP_UP_SHARE * 100.0
+        ));
+    }
+    let limit = KEEP_UP_P99.as_micros() as u64;
+    if let Some(p99) = run.latency_us.p99.filter(|&p| p > limit) {
+        why.push(format!(
+            "p99 {:.1} ms from the intended send times, over {} ms",
+            p99 as f64 / 1000.0,
+            KEEP_UP_P99.as_millis()
+        ));
+    }
+    (!why.is_empty()).then(|| why.join("; "))
+}
+
+/// A rate, rounded, with thousands separators (`61,204`).
+fn grouped(x: f64) -> String {
+    let digits = format!("{:.0}", x.max(0.0));
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// How a load tool uses CPUs.
@@ -166,6 +217,41 @@ mod tests {
         );
         assert!(failed("k6", &k6).unwrap().contains("500 other"));
         assert!(failed("loadgen", &run(0, Errors::default())).is_some());
+    }
+
+    #[test]
+    fn a_rung_is_kept_up_with_at_95_percent_and_a_p99_of_100_ms() {
+        let rung = |offered: f64, achieved: f64, p99_ms: u64| Run {
+            offered_requests_per_s: Some(offered),
+            requests_per_s: achieved,
+            latency_us: crate::results::Latency {
+                p99: Some(p99_ms * 1000),
+                ..Default::default()
+            },
+            ..Run::default()
+        };
+        assert_eq!(saturated(&rung(80_000.0, 76_000.0, 100)), None);
+        assert_eq!(
+            saturated(&rung(80_000.0, 75_999.0, 3)).as_deref(),
+            Some("achieved 75,999 of 80,000 requests/s offered (94.9 %, under 95 %)")
+        );
+        assert_eq!(
+            saturated(&rung(1000.0, 1000.0, 101)).as_deref(),
+            Some("p99 101.0 ms from the intended send times, over 100 ms")
+        );
+        assert_eq!(
+            saturated(&rung(160_000.0, 61_204.4, 1800)).as_deref(),
+            Some(
+                "achieved 61,204 of 160,000 requests/s offered (38.2 %, under 95 %); p99 1800.0 ms from the intended send times, over 100 ms"
+            )
+        );
+        // No p99 reported: the rate alone decides. No offered rate: no ladder.
+        let mut r = rung(1000.0, 999.0, 0);
+        r.latency_us.p99 = None;
+        assert_eq!(saturated(&r), None);
+        r.offered_requests_per_s = None;
+        r.requests_per_s = 1.0;
+        assert_eq!(saturated(&r), None);
     }
 
     #[test]

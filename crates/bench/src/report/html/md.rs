@@ -41,11 +41,12 @@ pub(super) fn convert(md: &str, r: &Results) -> Doc {
         } else if let Some(h) = line.strip_prefix("## ") {
             seen_section = true;
             heading = h.to_string();
-            // "## `/api/hello`": the tables below are that endpoint's.
+            // "## `/api/hello`" (or "## `/hello`: …", E7's): the tables below are that
+            // endpoint's.
             endpoint = h
                 .strip_prefix('`')
-                .and_then(|h| h.strip_suffix('`'))
-                .map(str::to_string);
+                .and_then(|h| h.split_once('`'))
+                .map(|(e, _)| e.to_string());
             let _ = writeln!(body, "<h5>{}</h5>", inline(h));
             i += 1;
         } else if line.starts_with('|') {

@@ -217,6 +217,7 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
             p90: pct("90"),
             p95: pct("95"),
             p99: pct("99"),
+            p999: None,
             max: pct("100"),
         },
         errors,
@@ -338,6 +339,7 @@ mod tests {
             pipeline: 1,
             warmup: None,
             stages: vec![],
+            rate: None,
         }
     }
 

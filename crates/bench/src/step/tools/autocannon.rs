@@ -154,6 +154,7 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
             p90: ms(r.latency.p90.filter(|_| has)),
             p95: None,
             p99: ms(r.latency.p99.filter(|_| has)),
+            p999: None,
             max: ms(r.latency.max.filter(|_| has)),
         },
         errors: Errors {

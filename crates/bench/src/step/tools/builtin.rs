@@ -35,6 +35,9 @@ pub(super) fn argv(spec: &LoadSpec, url: &str) -> Vec<String> {
     if let Some(n) = spec.requests {
         a.extend(["-n".into(), n.to_string()]);
     }
+    if let Some(rate) = spec.rate {
+        a.extend(["-R".into(), rate.to_string()]);
+    }
     a.extend(["--mode".into(), spec.mode.name().to_string()]);
     if spec.pipeline > 1 {
         a.extend(["-p".into(), spec.pipeline.to_string()]);
@@ -78,6 +81,15 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
              (loadgen itself counts them as ok)"
         ));
     }
+    if matches!(report.config.load, loadgen::Load::Open { .. }) {
+        notes.push(
+            "loadgen -R: each connection has a schedule, and a request's latency runs from its \
+             intended send time when the schedule was behind (the server, or the generator, had \
+             held it up), so a stall counts in every request it delayed; the latency from the \
+             actual send is kept beside it"
+                .to_string(),
+        );
+    }
     if r.cpu.generator_bound {
         notes.push(format!(
             "loadgen was busy: a worker thread used {:.0} % of a CPU, so it may have set the pace",
@@ -96,8 +108,14 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
             p90: has.then_some(l.p90_us),
             p95,
             p99: has.then_some(l.p99_us),
+            p999: has.then_some(l.p99_9_us),
             max: has.then_some(l.max_us).and_then(|m| us(m as f64)),
         },
+        latency_uncorrected_us: r
+            .latency_uncorrected
+            .as_ref()
+            .filter(|l| l.count > 0)
+            .map(latency),
         errors: Errors {
             connect: e.connect,
             read: e.read,
@@ -110,6 +128,19 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
         notes,
         ..Run::default()
     })
+}
+
+/// The open model's latency from the actual send (loadgen's `latency_uncorrected`).
+fn latency(l: &loadgen::report::Latency) -> Latency {
+    Latency {
+        mean: Some(l.mean_us).filter(|m| m.is_finite()),
+        p50: Some(l.p50_us),
+        p90: Some(l.p90_us),
+        p95: Some(l.p95_us).filter(|&p| p > 0),
+        p99: Some(l.p99_us),
+        p999: Some(l.p99_9_us),
+        max: us(l.max_us as f64),
+    }
 }
 
 #[cfg(test)]

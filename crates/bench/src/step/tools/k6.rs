@@ -31,7 +31,79 @@ pub(super) fn script() -> PathBuf {
     manifest::workspace_root().join("scripts/k6/e1.js")
 }
 
+/// The percentiles asked for with an offered rate: p99.9 too.
+const RATE_TREND_STATS: &str = "avg,min,med,max,p(90),p(95),p(99),p(99.9)";
+
+/// The script of a step with an offered rate (E7): `scripts/k6/e7.js`, k6's
+/// constant-arrival-rate executor.
+pub(super) fn rate_script() -> PathBuf {
+    manifest::workspace_root().join("scripts/k6/e7.js")
+}
+
+/// `run … -e TARGET=… -e ENDPOINT=… -e RATE=R -e DURATION=D -e VUS=N [-e TIMEOUT=…]
+/// [-e HEADERS=…] --summary-export /dev/stdout scripts/k6/e7.js`: `rate` iterations (one GET
+/// each) started per second for the duration, on at most `connections` VUs (each its own
+/// keep-alive connection).
+fn rate_argv(spec: &LoadSpec, url: &str, rate: f64) -> Result<Vec<String>, Unsupported> {
+    if spec.mode != Mode::KeepAlive {
+        return Err(Unsupported::new(
+            T,
+            "its offered rate is run on keep-alive connections here",
+        ));
+    }
+    if rate.fract() != 0.0 {
+        return Err(Unsupported::new(
+            T,
+            format!("its rate is whole requests per second, not {rate}"),
+        ));
+    }
+    let Some(d) = spec.duration else {
+        return Err(Unsupported::new(T, "an offered rate needs a duration"));
+    };
+    let (base, path) = split_url(url);
+    let path = if path.starts_with('?') {
+        format!("/{path}")
+    } else {
+        path.to_string()
+    };
+    let mut a: Vec<String> = [
+        "run",
+        "--quiet",
+        "--no-color",
+        "--summary-trend-stats",
+        RATE_TREND_STATS,
+    ]
+    .map(String::from)
+    .to_vec();
+    for (k, v) in [
+        ("TARGET", base.to_string()),
+        ("ENDPOINT", path),
+        ("RATE", format!("{rate:.0}")),
+        ("DURATION", duration_arg(d)),
+        ("VUS", spec.connections.to_string()),
+    ] {
+        a.extend(["-e".into(), format!("{k}={v}")]);
+    }
+    if let Some(t) = spec.timeout {
+        a.extend(["-e".into(), format!("TIMEOUT={}", duration_arg(t))]);
+    }
+    if !spec.headers.is_empty() {
+        let headers: serde_json::Map<String, Value> = spec
+            .headers
+            .iter()
+            .map(|(n, v)| (n.clone(), Value::String(v.clone())))
+            .collect();
+        a.extend(["-e".into(), format!("HEADERS={}", Value::Object(headers))]);
+    }
+    a.extend(["--summary-export".into(), "/dev/stdout".into()]);
+    a.push(rate_script().display().to_string());
+    Ok(a)
+}
+
 pub(super) fn argv(spec: &LoadSpec, url: &str) -> Result<Vec<String>, Unsupported> {
+    if let Some(rate) = spec.rate {
+        return rate_argv(spec, url, rate);
+    }
     let mut a: Vec<String> = [
         "run",
         "--quiet",
@@ -135,7 +207,7 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
     let ms = |field: &str| metric("http_req_duration", field).and_then(|v| us(v * 1000.0));
     let failed = metric("http_req_failed", "passes").unwrap_or(0.0);
     let received = metric("data_received", "count").unwrap_or(0.0);
-    Ok(Run {
+    let mut run = Run {
         requests,
         duration_s: finite(duration_s),
         requests_per_s: finite(rate),
@@ -151,6 +223,7 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
             p90: ms("p(90)"),
             p95: ms("p(95)"),
             p99: ms("p(99)"),
+            p999: ms("p(99.9)"),
             max: ms("max"),
         },
         errors: Errors {
@@ -164,7 +237,14 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
             "k6: bytes per response is data_received per request (all bytes read)".to_string(),
         ],
         ..Run::default()
-    })
+    };
+    // An offered rate (constant-arrival-rate): iterations due when every VU was busy.
+    if let Some(n) = metric("dropped_iterations", "count").filter(|&n| n > 0.0) {
+        run.notes.push(format!(
+            "k6: {n:.0} requests of the offered rate were never sent (dropped_iterations: every VU was busy when they were due)"
+        ));
+    }
+    Ok(run)
 }
 
 #[cfg(test)]

@@ -14,7 +14,9 @@
 //! and `parse`;
 //! [`ab_keepalive_ok`] (in `ab`) checks that a server honours ab's HTTP/1.0 keep-alive,
 //! without which an `ab -k` run measures reconnects and is marked invalid.
-//! The unit tests parse outputs recorded from the real tools in `tests/data/`.
+//! The unit tests parse outputs recorded from the real tools in `tests/data/`; those of an
+//! offered rate (the open model, E7: the built-in generator's `-R`, oha's `-q`, k6's
+//! constant-arrival-rate, and the refusals of wrk, ab and autocannon) are in `rate_tests.rs`.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -35,6 +37,9 @@ mod oha;
 mod wrk;
 
 pub use ab::ab_keepalive_ok;
+
+#[cfg(test)]
+mod rate_tests;
 
 /// The load of one step, independent of the tool that applies it.
 #[derive(Clone, Debug, PartialEq)]
@@ -59,6 +64,12 @@ pub struct LoadSpec {
     /// A ramp instead of a fixed `connections` (k6 stages; the built-in generator's
     /// `--stages`); empty for none. With stages, give no `duration` or `requests`.
     pub stages: Vec<Stage>,
+    /// The open model: offer this many requests/s in all, each at its intended send time,
+    /// for `duration`, on at most `connections` connections, latency counted from the
+    /// intended time (the built-in generator's `-R`, k6's constant-arrival-rate, oha's `-q`
+    /// with `--latency-correction`); `None` for the closed model (a request when the last
+    /// answer came back).
+    pub rate: Option<f64>,
 }
 
 impl LoadSpec {
@@ -74,6 +85,7 @@ impl LoadSpec {
             pipeline: 1,
             warmup: None,
             stages: Vec::new(),
+            rate: None,
         }
     }
 }
@@ -377,17 +389,18 @@ impl Tool {
     /// The exact argv (program first) that applies `spec` to `url`, or why this tool cannot.
     /// `loadgen_bin` is the built-in generator's path (used only by [`Tool::Builtin`]).
     ///
-    /// - builtin: `loadgen URL -c N [-d D] [-n N] | --stages D:N,… --mode M [--timeout T]
-    ///   [-H …] [--warmup W] --json --no-progress`
+    /// - builtin: `loadgen URL -c N [-d D] [-n N] | --stages D:N,… [-R RATE] --mode M
+    ///   [--timeout T] [-H …] [--warmup W] --json --no-progress`
     /// - wrk: `wrk -t1 -cN -dDs [--timeout Ts] [-H …] --latency [-s scripts/wrk/pipeline.lua]
     ///   URL [-- DEPTH]` (keep-alive, duration only)
     /// - ab: `ab [-k] -n N [-t S] -c N [-s T] [-H …] URL` (HTTP/1.0 only)
-    /// - oha: `oha -n N | -z D -c N [-t T] [--disable-keepalive] [--http-version 1.0] [-H …]
-    ///   --no-tui --output-format json URL`
+    /// - oha: `oha -n N | -z D -c N [-q RATE --latency-correction] [-t T]
+    ///   [--disable-keepalive] [--http-version 1.0] [-H …] --no-tui --output-format json URL`
     /// - k6: `k6 run --quiet --no-color --summary-trend-stats … --vus N --duration D |
     ///   --iterations N | --stage D:N …
     ///   [--no-connection-reuse] -e TARGET=… -e ENDPOINT=… [-e TIMEOUT=…] [-e HEADERS=…]
-    ///   --summary-export /dev/stdout scripts/k6/e1.js`
+    ///   --summary-export /dev/stdout scripts/k6/e1.js`; with a rate, `… -e RATE=… -e
+    ///   DURATION=… -e VUS=N … scripts/k6/e7.js` (its constant-arrival-rate executor)
     /// - autocannon: `autocannon -c N -d S [-t T] [-H Name=Value …] --json --no-progress URL`
     ///   (keep-alive HTTP/1.1 for a duration only)
     pub fn argv(
@@ -432,6 +445,9 @@ impl Tool {
                 "pipelining needs keep-alive connections",
             ));
         }
+        if let Some(rate) = spec.rate {
+            open_model(self, spec, rate)?;
+        }
         if self != Tool::Builtin && spec.warmup.is_some() {
             return Err(Unsupported::new(
                 self,
@@ -464,6 +480,48 @@ impl Tool {
     }
 }
 
+/// Refuses an open-model load (`rate` requests/s) that `tool` cannot offer as asked: wrk, ab
+/// and autocannon have no open model; the others need a positive rate, a duration (no request
+/// count, no stages) and no pipelining.
+fn open_model(tool: Tool, spec: &LoadSpec, rate: f64) -> Result<(), Unsupported> {
+    let why = match tool {
+        Tool::Wrk => Some(
+            "it has no open model (a fixed offered rate): wrk 4 sends a connection's next \
+             request when its answer is in (wrk2's -R is another program); use --tool builtin, \
+             k6 or oha",
+        ),
+        Tool::Ab => Some(
+            "it has no open model (a fixed offered rate): it sends a connection's next request \
+             when its answer is in; use --tool builtin, k6 or oha",
+        ),
+        Tool::Autocannon => Some(
+            "its rate (-R, --overallRate) is no open model: each connection sends back to back \
+             until its budget for the second is spent, then waits for the next second, and its \
+             latency is from the actual send; use --tool builtin, k6 or oha",
+        ),
+        Tool::Builtin | Tool::K6 | Tool::Oha => None,
+    };
+    if let Some(why) = why {
+        return Err(Unsupported::new(tool, why));
+    }
+    if !(rate.is_finite() && rate > 0.0) {
+        return Err(Unsupported::new(tool, format!("an offered rate of {rate}")));
+    }
+    if spec.duration.is_none() || spec.requests.is_some() || !spec.stages.is_empty() {
+        return Err(Unsupported::new(
+            tool,
+            "an offered rate runs for a duration (no request count, no stages)",
+        ));
+    }
+    if spec.pipeline > 1 {
+        return Err(Unsupported::new(
+            tool,
+            "an offered rate sends one request at a time per connection (no pipelining)",
+        ));
+    }
+    Ok(())
+}
+
 /// Makes `run`, measured by `tool` on a step pipelined `depth` deep, say what its latency
 /// means there, and drops what is not a latency at all: wrk's with its pipeline script.
 pub fn pipelined(tool: Tool, depth: usize, run: &mut Run) {
@@ -479,6 +537,29 @@ pub fn pipelined(tool: Tool, depth: usize, run: &mut Run) {
         ),
     };
     run.notes.push(note);
+}
+
+/// Notes `rate`, the offered rate `tool` was asked for, in `run`
+/// ([`Run::offered_requests_per_s`]), with what its latency means there: from each request's
+/// intended send time for the built-in generator (its report says so) and oha; k6 times the
+/// actual send, and a request due while every VU was busy is not sent at all.
+pub fn offered(tool: Tool, rate: f64, run: &mut Run) {
+    run.offered_requests_per_s = Some(rate);
+    let note = match tool {
+        Tool::Oha => {
+            "oha -q with --latency-correction: each request's latency runs from its scheduled \
+             start, so a stall counts in every request it delayed; oha reports no uncorrected \
+             latency beside it"
+        }
+        Tool::K6 => {
+            "k6's constant-arrival-rate times each request from its actual send; a request due \
+             while every VU (connection) was busy is not sent (dropped_iterations), so a stall \
+             shows as fewer requests than offered rather than as latency, and there is no \
+             uncorrected latency beside it"
+        }
+        _ => return,
+    };
+    run.notes.push(note.to_string());
 }
 
 fn is_executable(p: &Path) -> bool {

@@ -35,6 +35,9 @@ pub(super) fn argv(spec: &LoadSpec, url: &str) -> Result<Vec<String>, Unsupporte
         }
     }
     a.extend(["-c".into(), spec.connections.to_string()]);
+    if let Some(rate) = spec.rate {
+        a.extend(rate_args(rate));
+    }
     if let Some(t) = spec.timeout {
         a.extend(["-t".into(), duration_arg(t)]);
     }
@@ -56,6 +59,16 @@ pub(super) fn argv(spec: &LoadSpec, url: &str) -> Result<Vec<String>, Unsupporte
     a.extend(["--no-tui", "--output-format", "json"].map(String::from));
     a.push(url.to_string());
     Ok(a)
+}
+
+/// An offered rate: `-q RATE --latency-correction` (oha's own schedule, each request's
+/// latency from its scheduled start).
+fn rate_args(rate: f64) -> [String; 3] {
+    [
+        "-q".to_string(),
+        rate.to_string(),
+        "--latency-correction".to_string(),
+    ]
 }
 
 pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
@@ -152,6 +165,7 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
             p90: pct("p90"),
             p95: pct("p95"),
             p99: pct("p99"),
+            p999: pct("p99.9"),
             max: num(summary, "slowest")
                 .filter(|_| has)
                 .and_then(|s| us(s * 1e6)),

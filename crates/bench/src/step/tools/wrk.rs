@@ -184,6 +184,7 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
             p90: pct("90"),
             p95: None,
             p99: pct("99"),
+            p999: None,
             max,
         },
         errors,
