@@ -1397,9 +1397,10 @@ fn e7_with_k6_and_oha_end_to_end() {
         (Tool::Oha, "-q 1000 --latency-correction"),
     ] {
         if !tool.available(Path::new("")) {
-            tool_missing(
+            require::missing(
+                "bench::cli::e7_with_k6_and_oha",
                 tool.name(),
-                "scripts/install-peers.sh installs k6; INSTALL_OHA=1 oha",
+                tool.install_hint().1,
             );
             continue;
         }
