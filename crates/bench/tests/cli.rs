@@ -392,12 +392,11 @@ fn quick_e3_on_two_variants_writes_the_results_and_leaves_nothing_behind() {
 
 #[test]
 fn quick_e6_pipelines_plaintext_verifies_first_and_reports_tfb_tables() {
+    // server-prebuilt and server-may: the debug server-hyper answers nothing within a 2 s
+    // window under 4,096 connections pipelining 16 each (65,536 requests in flight), so its
+    // step is rightly invalid and the run cannot pass; the release one does (docs/results).
     let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
-    let run = quick_run(
-        "e6",
-        "server-prebuilt,server-hyper",
-        Duration::from_secs(240),
-    );
+    let run = quick_run("e6", "server-prebuilt,server-may", Duration::from_secs(240));
     let mut r = Results::load(&run.file).expect("a valid results file");
     assert_eq!(r.experiment, "e6");
     for s in &r.servers {
@@ -405,7 +404,12 @@ fn quick_e6_pipelines_plaintext_verifies_first_and_reports_tfb_tables() {
         let verified: Vec<(&str, Option<u16>, bool)> = s
             .verified
             .iter()
-            .map(|v| (v.endpoint.as_str(), v.status, v.notes.is_empty()))
+            // Nothing differs from the contract but a field servers.toml documents (may's
+            // `server`).
+            .map(|v| {
+                let undocumented = v.notes.iter().any(|n| !n.contains("(documented"));
+                (v.endpoint.as_str(), v.status, !undocumented)
+            })
             .collect();
         assert_eq!(
             verified,
@@ -454,10 +458,7 @@ fn quick_e6_pipelines_plaintext_verifies_first_and_reports_tfb_tables() {
     // TechEmpower's shape: requests/s per concurrency, best, share, errors; the pipelined
     // latency caveat; the verification table. A tool-bound figure is marked.
     if let Some(m) = r.servers[0].steps[0].median.as_mut() {
-        m.notes.push(
-            "loadgen was busy: a worker thread used 99 % of a CPU, so it may have set the pace"
-                .into(),
-        );
+        m.tool_bound = true;
     }
     let md = bench::report::markdown(&r);
     let plain = md
@@ -477,7 +478,7 @@ fn quick_e6_pipelines_plaintext_verifies_first_and_reports_tfb_tables() {
         .lines()
         .find(|l| l.starts_with("| server-prebuilt |"))
         .unwrap();
-    assert!(row.split(" | ").nth(2).unwrap().ends_with(" †"), "{row}");
+    assert!(row.split(" | ").nth(2).unwrap().contains(" †"), "{row}");
     assert!(md.contains("## Responses verified before the load"), "{md}");
     assert!(
         md.contains("loadgen -p 16 records a latency for every request"),
