@@ -568,6 +568,7 @@ impl Run<'_> {
             quick: self.plan.quick,
             cpus: load_cpus.map_or_else(step::cpus_allowed, |c| c.0.len().max(1)),
             retries: self.retries,
+            settle: step::SETTLE_LIMIT,
             launch: &mut spawn,
         };
         let mut problems = Vec::new();

@@ -161,6 +161,7 @@ pub fn compare(env: &Env, args: &CompareArgs) -> anyhow::Result<()> {
                 quick: false,
                 cpus: given,
                 retries: args.start.retries,
+                settle: step::SETTLE_LIMIT,
                 launch: &mut spawn,
             };
             let mut result = step::results_for(std::slice::from_ref(&step)).remove(0);

@@ -197,6 +197,9 @@ pub struct Load<'a> {
     pub cpus: usize,
     /// How many times a disturbed run is measured again before it is recorded (`--retries`).
     pub retries: u32,
+    /// The most a step waits for the server to go idle before its load starts
+    /// ([`SETTLE_LIMIT`]; zero: it does not wait).
+    pub settle: Duration,
     /// The launcher.
     pub launch: &'a mut dyn Launch,
 }
@@ -327,6 +330,63 @@ pub const MIN_COUNT_STEP: Duration = Duration::from_secs(5);
 /// The most rounds of a count-bounded step.
 const MAX_ROUNDS: u32 = 200;
 
+/// How long a step waits at most for the server to finish what earlier steps left it (E4's
+/// blocked sums still queued on a blocking pool, say) before its own load starts.
+pub const SETTLE_LIMIT: Duration = Duration::from_secs(30);
+
+/// The window over which the server's CPU is read while waiting for it to settle.
+const SETTLE_WINDOW: Duration = Duration::from_millis(250);
+
+/// Below this share of one CPU over [`SETTLE_WINDOW`] the server is idle.
+pub const IDLE_CPU_PERCENT: f64 = 5.0;
+
+/// Waits until the server's process tree is idle (under [`IDLE_CPU_PERCENT`] of a CPU over
+/// [`SETTLE_WINDOW`]), at most `limit` ([`SETTLE_LIMIT`]), so that a step does not measure the backlog
+/// of the one before it. Returns a note for the run when the wait was longer than one window
+/// (how long, or that the server never settled and how busy it still was); `None` when it was
+/// idle at once, or is not watched; an `Err` on a signal.
+fn settle(
+    limit: Duration,
+    subject: &Subject<'_>,
+    progress: &mut Progress,
+    what: &str,
+) -> anyhow::Result<Option<String>> {
+    let Some(pid) = subject.pid().filter(|_| !limit.is_zero()) else {
+        return Ok(None);
+    };
+    let t0 = std::time::Instant::now();
+    let mut waited = false;
+    loop {
+        let Some(usage) = sample::over(pid, SETTLE_WINDOW) else {
+            return Ok(None);
+        };
+        let busy = usage.cpu_percent();
+        if busy < IDLE_CPU_PERCENT {
+            return Ok(waited.then(|| {
+                format!(
+                    "the server was still busy from the step before; this step waited {:.1} s for it to go idle first",
+                    t0.elapsed().as_secs_f64()
+                )
+            }));
+        }
+        if t0.elapsed() >= limit {
+            return Ok(Some(format!(
+                "the server was still busy from the step before ({busy:.0} % of a CPU after {:.0} s of waiting): this step shares the machine with that backlog",
+                limit.as_secs_f64()
+            )));
+        }
+        if !waited {
+            progress.phase(
+                format!("{what}: waiting for the server to go idle"),
+                Some(limit),
+            );
+            waited = true;
+        }
+        progress.tick();
+        signals::check()?;
+    }
+}
+
 /// One attempt: the warm-up, then the measured run (rounds of a count until
 /// [`MIN_COUNT_STEP`]), with the server's tree, the tool's and the machine read throughout.
 fn measure(
@@ -349,6 +409,7 @@ fn measure(
         None => None,
     };
     let alone = step.connections == 0 && probe.is_some();
+    let settled = settle(load.settle, subject, progress, what)?;
     if !alone {
         // Warm-up: the same load, shorter; its figures are discarded.
         let warm = warmup_spec(step);
@@ -455,6 +516,7 @@ fn measure(
     if let Some(rate) = spec.rate {
         tools::offered(tool, rate, &mut run);
     }
+    run.notes.extend(settled);
     if alone {
         run.probe = Some(Box::new(probe_only(&run)));
     }
@@ -856,6 +918,7 @@ mod tests {
             quick: true,
             cpus: 1,
             retries: 0,
+            settle: Duration::ZERO,
             launch: &mut launch,
         };
         let got = run(
@@ -1247,6 +1310,79 @@ mod tests {
         assert_eq!(
             (r.valid, r.invalid_reason.as_deref()),
             (false, Some("first"))
+        );
+    }
+
+    /// A process that spins on a CPU for `busy_s` seconds, then sleeps; killed when dropped.
+    struct Spinner(std::process::Child);
+
+    impl Spinner {
+        fn start(busy_s: u32) -> Spinner {
+            let script = format!(
+                "end=$(($(date +%s) + {busy_s})); while [ $(date +%s) -lt $end ]; do :; done; exec sleep 60"
+            );
+            let child = std::process::Command::new("sh")
+                .args(["-c", &script])
+                .spawn()
+                .unwrap();
+            Spinner(child)
+        }
+    }
+
+    impl Drop for Spinner {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
+    #[test]
+    fn a_step_waits_for_the_server_to_finish_the_last_ones_work() {
+        // Busy for about 2 s (a whole second or two, by the clock's seconds), then idle.
+        let spin = Spinner::start(2);
+        let mut server = Fake {
+            alive: 1,
+            pid: Some(spin.0.id() as i32),
+        };
+        let subject = Subject::new(SocketAddr::from(([127, 0, 0, 1], 9)), Some(&mut server));
+        let t0 = std::time::Instant::now();
+        let note = settle(SETTLE_LIMIT, &subject, &mut Progress::new(), "x")
+            .unwrap()
+            .expect("it waited, and says so");
+        let waited = t0.elapsed().as_secs_f64();
+        assert!((0.9..15.0).contains(&waited), "{waited} s: {note}");
+        assert!(
+            note.contains("waited") && note.contains("go idle"),
+            "{note}"
+        );
+        // Idle now: no wait, no note.
+        assert_eq!(
+            settle(SETTLE_LIMIT, &subject, &mut Progress::new(), "x").unwrap(),
+            None
+        );
+        // Not watched, or told not to wait: no wait.
+        assert_eq!(
+            settle(Duration::ZERO, &subject, &mut Progress::new(), "x").unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn a_server_that_never_settles_is_said_to_share_the_step_with_its_backlog() {
+        let spin = Spinner::start(30);
+        let mut server = Fake {
+            alive: 1,
+            pid: Some(spin.0.id() as i32),
+        };
+        let subject = Subject::new(SocketAddr::from(([127, 0, 0, 1], 9)), Some(&mut server));
+        let t0 = std::time::Instant::now();
+        let note = settle(Duration::from_secs(1), &subject, &mut Progress::new(), "x")
+            .unwrap()
+            .expect("a note");
+        assert!(t0.elapsed() < Duration::from_secs(5));
+        assert!(
+            note.contains("still busy from the step before") && note.contains("after 1 s"),
+            "{note}"
         );
     }
 }

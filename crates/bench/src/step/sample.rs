@@ -203,6 +203,21 @@ impl Series {
     }
 }
 
+/// What the tree under `root` uses over the next `window`, from a reading before and one
+/// after; `None` when it is gone.
+pub fn over(root: i32, window: Duration) -> Option<Usage> {
+    let t0 = Instant::now();
+    let first = read(root, Duration::ZERO)?;
+    std::thread::sleep(window);
+    let last = read(root, t0.elapsed())?;
+    Some(
+        Series {
+            readings: vec![first, last],
+        }
+        .usage(),
+    )
+}
+
 /// Reads the tree under `root` now; `None` when it is gone.
 fn read(root: i32, at: Duration) -> Option<Reading> {
     let members = procs::tree(root);
