@@ -664,7 +664,7 @@ fn machine_limit(out: &mut String, r: &Results) {
         format!(
             "**The machine:** quiet in every step: other work took at most {} of a CPU, steal \
              at most {}, and the server waited for a CPU at most {} of the time (limits: \
-             {OTHER_CPU_LIMIT} %, {STEAL_LIMIT} %, {SERVER_WAIT_LIMIT} %).",
+             {OTHER_CPU_LIMIT} %, {STEAL_LIMIT} %, and {SERVER_WAIT_LIMIT} % of waiting while other work ran).",
             pct(most(|i| i.other_cpu_percent)),
             pct(Some(
                 measured.iter().map(|i| i.steal_percent).fold(0.0, f64::max)
