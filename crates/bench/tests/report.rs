@@ -574,7 +574,7 @@ fn disturbed_steps_and_the_cpu_split_are_shown() {
     }
     let quiet = markdown(&r);
     assert!(
-        quiet.contains("**The machine:** quiet in every step: other work took at most 2 % of a CPU, steal at most 0 %, and the server waited for a CPU at most 1 % of the time (limits: 10 %, 5 %, 5 %)."),
+        quiet.contains("**The machine:** quiet in every step: other work took at most 2 % of a CPU, steal at most 0 %, and the server waited for a CPU at most 1 % of the time (limits: 10 %, 5 %, and 5 % of waiting while other work ran)."),
         "{quiet}"
     );
     assert!(!quiet.contains(" ‡ |") && !quiet.contains("‡ |"), "{quiet}");
