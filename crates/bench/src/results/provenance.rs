@@ -114,12 +114,12 @@ pub fn version_line(program: &str, args: &[&str]) -> Option<String> {
         .map(str::to_string)
 }
 
-/// A peer runtime's version line (`node --version`; nginx answers `-v`).
+/// A peer runtime's version line (`node --version`; nginx answers `-v`, go `version`).
 pub fn runtime_version(runtime: &str) -> Option<String> {
-    let flag = if runtime == "nginx" {
-        "-v"
-    } else {
-        "--version"
+    let flag = match runtime {
+        "nginx" => "-v",
+        "go" => "version",
+        _ => "--version",
     };
     version_line(runtime, &[flag])
 }
@@ -151,5 +151,20 @@ mod tests {
     fn version_lines() {
         assert!(version_line("rustc", &["--version"]).is_some_and(|v| v.starts_with("rustc ")));
         assert_eq!(version_line("/nonexistent/rustc", &["--version"]), None);
+        // Every peer runtime found here answers its own version flag with its version.
+        for (runtime, starts) in [
+            ("node", "v"),
+            ("go", "go version go"),
+            ("nginx", "nginx version"),
+        ] {
+            match runtime_version(runtime) {
+                Some(v) => assert!(v.starts_with(starts), "{runtime}: {v}"),
+                // CI installs every peer runtime and says so (.ci/run).
+                None => assert!(
+                    std::env::var_os("BENCH_REQUIRE_TOOLS").is_none(),
+                    "{runtime} is not installed"
+                ),
+            }
+        }
     }
 }
