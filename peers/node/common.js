@@ -8,7 +8,7 @@ const { timingSafeEqual } = require('node:crypto');
 const CT_JSON = 'application/json';
 const CT_TEXT = 'text/plain; charset=utf-8';
 
-// The contract's fixed bodies (CONTRACT.md "Endpoints"), built once.
+// The contract's fixed bodies (docs/contract.md, "Endpoints"), built once.
 const BODIES = {
   hello: Buffer.from('{"message":"Hello World"}'),
   root: Buffer.alloc(1024, '.'),

@@ -10,7 +10,7 @@ answers it. Unlike the article's server it sends the contract's `Date`: the buff
 once a second, so a request still costs one lookup and one write.
 
 Blazeio picks its event loop at import time in an order that depends on the hash seed
-(shared/MACHINE-NOTES.md), so a uvloop loop is made current before `import Blazeio` (and
+(peers/README.md, "Notes per runtime"), so a uvloop loop is made current before `import Blazeio` (and
 Blazeio's own `uvloop.install()`, which would drop that loop, is made a no-op). Blazeio
 logs to stdout; its output goes to stderr here so that the ready line is the first line.
 """

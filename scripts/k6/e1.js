@@ -1,4 +1,4 @@
-// E1 (EXPERIMENTS.md): the Express/Fastify/Koa ramp as k6 stages.
+// E1 (docs/experiments.md): the Express/Fastify/Koa ramp as k6 stages.
 //
 // Run by hand:
 //   k6 run --summary-export out.json scripts/k6/e1.js

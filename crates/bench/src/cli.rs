@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
-/// The harness that reproduces the five experiments side by side: it lists and verifies the
+/// The harness that reproduces the seven experiments side by side: it lists and verifies the
 /// servers of servers.toml, runs an experiment's steps against them, and reports the results.
 #[derive(Parser, Debug)]
 #[command(name = "bench", version, about)]

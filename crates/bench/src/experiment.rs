@@ -12,8 +12,9 @@
 //! 10 (E5: by 25), for tests and smoke runs.
 //!
 //! Each experiment also carries its article's question and the figures the article reported
-//! ([`Reported`], quoted from EXPERIMENTS.md), each naming the peer, endpoint and step where
-//! our figure for the same system is read, so a report can show them side by side.
+//! ([`Reported`], quoted from the articles as `docs/experiments.md` gives them), each naming
+//! the peer, endpoint and step where our figure for the same system is read, so a report can
+//! show them side by side.
 //!
 //! E7, the open-loop profile, is no article's either: a ladder of offered rates ([`Ladder`]) on
 //! `/hello` and `/api/hello` at 100 keep-alive connections, 10 s per rung after a 1 s warm-up

@@ -1,8 +1,8 @@
-//! `bench`: the harness that reproduces the seven experiments of EXPERIMENTS.md (E6:
+//! `bench`: the harness that reproduces the seven experiments of `docs/experiments.md` (E6:
 //! TechEmpower's profile; E7: the open-loop profile, a ladder of offered rates) side by side.
 //!
-//! Its layers, in the order a run passes through them (STYLE.md habit 9), each a module that
-//! uses only those listed before it (and [`term`]):
+//! Its layers, in the order a run passes through them, each a module that uses only those
+//! listed before it (and [`term`]):
 //!
 //! - [`cli`]: the command line (`list`, `verify`, `run`, `report`, `tools compare`);
 //! - [`experiment`]: E1–E7 as data: endpoints, steps, load model, default lengths;

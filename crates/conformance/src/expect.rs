@@ -1,10 +1,10 @@
 //! Judging one response against the contract's rules for responses.
 //!
-//! [`exact`] applies every rule of CONTRACT.md "Responses" (status line and reason phrase, the
-//! exact field set, IMF-fixdate `date`, `content-length`, `content-type`, `allow`,
-//! `connection`, body bytes). The smaller helpers ([`status`], [`connection`]) let checks about
-//! connection handling or bad input judge only the rule they are about, so that one wrong body
-//! does not fail every check in the suite.
+//! [`exact`] applies every rule of `docs/contract.md` "What every response looks like" (status
+//! line and reason phrase, the exact field set, IMF-fixdate `date`, `content-length`,
+//! `content-type`, `allow`, `connection`, body bytes). The smaller helpers ([`status`],
+//! [`connection`]) let checks about connection handling or bad input judge only the rule they
+//! are about, so that one wrong body does not fail every check in the suite.
 
 use std::time::{Duration, SystemTime};
 
@@ -188,16 +188,17 @@ pub(crate) fn connection(resp: &Response, want: ConnField) -> Judged {
     Err(fail(resp, expected, actual))
 }
 
-/// Every rule of CONTRACT.md "Responses" for one response.
+/// Every rule of `docs/contract.md` "What every response looks like" for one response.
 pub(crate) fn exact(resp: &Response, e: &Expect<'_>) -> Judged {
     exact_allowing(resp, e, &[])
 }
 
-/// Every rule of CONTRACT.md "Responses" for one response, but for the header fields a
-/// server's library adds and `servers.toml` records (`extra`, lowercase names): each may be
-/// present once with any value. `connection` in `extra` allows only `connection: keep-alive`
-/// where the contract wants no connection field (Node.js on every HTTP/1.1 keep-alive answer);
-/// where the contract wants `close` or `keep-alive`, that is still required.
+/// Every rule of `docs/contract.md` "What every response looks like" for one response, but for
+/// the header fields a server's library adds and `servers.toml` records (`extra`, lowercase
+/// names): each may be present once with any value. `connection` in `extra` allows only
+/// `connection: keep-alive` where the contract wants no connection field (Node.js on every
+/// HTTP/1.1 keep-alive answer); where the contract wants `close` or `keep-alive`, that is still
+/// required.
 pub(crate) fn exact_allowing(resp: &Response, e: &Expect<'_>, extra: &[String]) -> Judged {
     status(resp, e.status, e.http10)?;
 
@@ -335,10 +336,10 @@ fn date(resp: &Response) -> Judged {
 }
 
 /// An error answer (400, 413, 431, 501, 505): one of `codes`. In strict mode the whole response
-/// is judged (empty body, `content-length: 0`, `connection: close`); otherwise, as CONTRACT.md
-/// allows where a library answers bad input itself, only the version and the status code (a
-/// library's own reason phrase, such as Go's `400 Bad Request: malformed Host header`, is not
-/// judged; the close is judged by the caller).
+/// is judged (empty body, `content-length: 0`, `connection: close`); otherwise, as
+/// `docs/contract.md` allows where a library answers bad input itself, only the version and the
+/// status code (a library's own reason phrase, such as Go's `400 Bad Request: malformed Host
+/// header`, is not judged; the close is judged by the caller).
 pub(crate) fn error_answer(resp: &Response, codes: &[u16], http10: bool, strict: bool) -> Judged {
     status_code(resp, codes, http10)?;
     if strict {

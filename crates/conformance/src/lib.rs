@@ -1,4 +1,4 @@
-//! Black-box conformance checks that judge any HTTP/1.1 server against CONTRACT.md.
+//! Black-box conformance checks that judge any HTTP/1.1 server against `docs/contract.md`.
 //!
 //! The checks speak raw TCP to an address, so they judge every variant alike (Rust, Node,
 //! Python, Go, nginx). Each check has a stable name (`core.hello.get`, `bad.both-cl-te`) and a
@@ -73,7 +73,7 @@ pub enum Group {
     Core,
     /// Keep-alive, HTTP/1.0, `Connection: close`, pipelining, split reads.
     Connection,
-    /// Every error row of CONTRACT.md, slowloris, idle keep-alive, vanishing clients.
+    /// Every row of `docs/contract.md` "Bad input", slowloris, idle keep-alive, vanishing clients.
     BadInput,
     /// RFC 9112's server-side requirements that the contract's rows do not already cover
     /// (Host, field syntax, bare CR and LF, framing, chunked coding): the table in the README.
@@ -159,8 +159,8 @@ pub struct Options {
     /// Deadline of each response (and of each connect).
     pub timeout: Duration,
     /// Judge error answers (400, 413, 431, 501, 505) in full: exact fields, `content-length: 0`,
-    /// `connection: close`. Off by default: CONTRACT.md lets a library that answers bad input
-    /// itself be judged on the status and the close alone.
+    /// `connection: close`. Off by default: `docs/contract.md` lets a library that answers bad
+    /// input itself be judged on the status and the close alone.
     pub strict_errors: bool,
     /// Connections of the heavy check, all held at once (default 10,000).
     pub heavy_connections: usize,

@@ -64,7 +64,7 @@ pub fn workspace_manifest() -> Manifest {
 /// and those are its exceptions; the `extra_header` it records is for the fairness table.
 ///
 /// Any other server (a `command`: the peers, a user's own) is judged on the status and the
-/// close of an error answer alone, as CONTRACT.md allows where a library answers bad input
+/// close of an error answer alone, as `docs/contract.md` allows where a library answers bad input
 /// itself (node's 400 has no `date`), and the header fields its entry records as
 /// `extra_header` are allowed.
 ///

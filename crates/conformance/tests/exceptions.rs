@@ -1,8 +1,9 @@
 //! `servers.toml` writes an exception as one reason and the checks it excuses (names, or
 //! patterns with `*`), or takes another server's with `exceptions_from`. Before, it wrote one
 //! block per check: 162 blocks, 48 distinct reasons. This test holds the grouped file to the
-//! old one, kept verbatim as `tests/data/servers-3d8d593.toml` (`git show
-//! 3d8d593:servers.toml`, blob a573a20), server by server and check by check:
+//! old one, kept as `tests/data/servers-3d8d593.toml` (`git show 3d8d593:servers.toml`, blob
+//! a573a20, verbatim but for one comment line, which named a file outside the repository and
+//! now names `docs/experiments.md`), server by server and check by check:
 //!
 //! - every server excuses exactly the checks it excused before, no more, no fewer (as
 //!   [`suite::options_for`] expands them, the one rule every test and `bench verify` use);

@@ -1,4 +1,4 @@
-//! Response bodies and content types, byte for byte as CONTRACT.md gives them.
+//! Response bodies and content types, byte for byte as `docs/contract.md` gives them.
 //!
 //! Every other crate takes its bytes from here; nothing retypes a body or its length.
 

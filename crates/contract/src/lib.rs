@@ -1,7 +1,7 @@
 //! The endpoint contract of the workspace, written once.
 //!
-//! CONTRACT.md (summarised in this crate's README and in `docs/contract.md`) says what every
-//! server answers, byte for byte. This crate is its executable form for the Rust variants:
+//! `docs/contract.md` says what every server answers, byte for byte. This crate is its
+//! executable form for the Rust variants:
 //!
 //! - [`body`]: bodies, content types and limits;
 //! - [`route`]: which endpoint a method and request target select;

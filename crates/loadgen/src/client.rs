@@ -323,8 +323,8 @@ async fn connection(ctx: Rc<Ctx>, index: usize) {
             // Write in the event loop's next turn, as wrk does: every connection whose
             // response is already in records it first. Without it a response waits in its
             // socket behind the sends of other connections, and the median latency on
-            // loopback came out twice wrk's (see the README's accuracy section). The
-            // request is due from the turn that lets it go.
+            // loopback came out twice wrk's (docs/notes/crate-loadgen-latency-clock.md).
+            // The request is due from the turn that lets it go.
             let (_, due) = turn.wait(tokio::task::yield_now()).await;
             from = from.or(due);
         }

@@ -34,10 +34,10 @@ pub const GROUPS: [&str; 6] = [
     "heavy",
 ];
 
-/// The experiments of EXPERIMENTS.md.
+/// The experiments of `docs/experiments.md`.
 pub const EXPERIMENTS: [&str; 7] = ["E1", "E2", "E3", "E4", "E5", "E6", "E7"];
 
-/// The endpoint paths of CONTRACT.md a server may list in `endpoints`: the contract's own
+/// The endpoint paths of `docs/contract.md` a server may list in `endpoints`: the contract's own
 /// endpoints, then the event-loop scenarios, in [`contract::Endpoint::ALL`]'s order and
 /// derived from it, so the two lists cannot drift apart.
 pub const ENDPOINTS: [&str; contract::Endpoint::ALL.len()] = {

@@ -1,4 +1,5 @@
-//! Every error row of CONTRACT.md that this server handles, with exact bytes on the wire.
+//! Every row of `docs/contract.md` "Bad input" that this server handles, with exact bytes on
+//! the wire.
 
 mod common;
 

@@ -1,5 +1,5 @@
-//! The real binary over real sockets: start-up and exit behaviour, and the error rows of
-//! CONTRACT.md in raw TCP.
+//! The real binary over real sockets: start-up and exit behaviour, and the rows of
+//! `docs/contract.md` "Bad input" in raw TCP.
 
 mod common;
 

@@ -1,7 +1,7 @@
 //! `bench verify [NAME…]`: starts each server, runs the conformance `core`, `connection` and
 //! `rfc9112` groups against it (those its entry lists), judged exactly as the workspace's tests
 //! judge it (`conformance::suite::options_for`: a Rust variant strictly, a peer or a user's own
-//! server as CONTRACT.md allows a library), and prints one line per server: checks passed,
+//! server as `docs/contract.md` allows a library), and prints one line per server: checks passed,
 //! excused by its exceptions, failed (each failure under it; each exception's reason with
 //! `--verbose`). Then the fairness table: per server and endpoint, the status, head bytes, body
 //! bytes and header fields of one plain `GET`, so that equal work and equal bytes can be seen
@@ -333,8 +333,8 @@ fn judge(server: &Server, path: &str, r: &Response, addr: SocketAddr) -> Answer 
     }
 }
 
-/// The body CONTRACT.md requires for a `GET` of `target` (with the Bearer token verify sends)
-/// from `addr`'s side of the loopback, computed by the contract crate itself.
+/// The body `docs/contract.md` requires for a `GET` of `target` (with the Bearer token verify
+/// sends) from `addr`'s side of the loopback, computed by the contract crate itself.
 fn expected_body(target: &str, addr: SocketAddr) -> Option<Vec<u8>> {
     use contract::route::{Endpoint, split_target};
     let (path, query) = split_target(target.as_bytes());

@@ -1,7 +1,8 @@
-//! `bad-input`: every error row of CONTRACT.md, slow clients and vanishing clients.
+//! `bad-input`: every row of `docs/contract.md` "Bad input", slow clients and vanishing
+//! clients.
 //!
-//! Error answers are judged on the status (with the alternatives CONTRACT.md allows) and the
-//! close; with `Options::strict_errors` also on the exact fields, `content-length: 0` and
+//! Error answers are judged on the status (with the alternatives `docs/contract.md` allows) and
+//! the close; with `Options::strict_errors` also on the exact fields, `content-length: 0` and
 //! `connection: close`. Bodies that must be discarded are followed by a pipelined sentinel
 //! `GET /hello`: a desynchronised connection answers the sentinel wrongly. `bad.slowloris` and
 //! `bad.idle-keep-alive` wait on purpose and are scheduled concurrently; `bad.alive-after` runs

@@ -1,4 +1,5 @@
-//! `core`: every endpoint, judged by every rule of CONTRACT.md "Responses".
+//! `core`: every endpoint, judged by every rule of `docs/contract.md` "What every response
+//! looks like".
 //!
 //! GET and HEAD of each endpoint, the 404s of unknown and non-normalised paths, the 405s, the
 //! absolute-form target, the query echo's decoding rules, the Bearer check of `/api/private`,

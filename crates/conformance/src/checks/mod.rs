@@ -165,8 +165,8 @@ impl Ctx<'_> {
         format!("Authorization: Bearer {}", self.target.auth_token)
     }
 
-    /// Every rule of CONTRACT.md "Responses" for `resp`, allowing the extra header fields of
-    /// `Options::extra_headers`.
+    /// Every rule of `docs/contract.md` "What every response looks like" for `resp`, allowing
+    /// the extra header fields of `Options::extra_headers`.
     pub fn exact(&self, resp: &Response, e: &crate::expect::Expect<'_>) -> Judged {
         crate::expect::exact_allowing(resp, e, &self.opts.extra_headers)
     }

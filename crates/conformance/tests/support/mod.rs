@@ -1,7 +1,7 @@
 //! An in-test reference server with deliberate faults, run as a child process.
 //!
-//! [`serve`](fn@serve) implements CONTRACT.md on tokio with `httparse`; each [`Fault`] breaks exactly one
-//! rule. The server runs in a child process (this test binary re-executed with
+//! [`serve`](fn@serve) implements `docs/contract.md` on tokio with `httparse`; each [`Fault`]
+//! breaks exactly one rule. The server runs in a child process (this test binary re-executed with
 //! [`CHILD_ENV`] set, entering [`child_main`]) so that the heavy check's 10,000 client sockets
 //! and the server's 10,000 accepted ones live in different processes, each within its own
 //! RLIMIT_NOFILE. The child prints `listening on http://ADDR` and exits when its stdin closes,
@@ -30,7 +30,7 @@ const TOKEN: &str = "bench-token";
 
 macro_rules! faults {
     ($($(#[$doc:meta])* $name:ident),* $(,)?) => {
-        /// One deliberate deviation from CONTRACT.md.
+        /// One deliberate deviation from `docs/contract.md`.
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum Fault { $($(#[$doc])* $name),* }
         impl Fault {
