@@ -336,6 +336,11 @@ fn quick_e3_on_two_variants_writes_the_results_and_leaves_nothing_behind() {
     }
     let servers: Vec<&str> = r.servers.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(servers, ["server-prebuilt", "server-hyper"]);
+    // No directory of this machine in the results: commands under the workspace are relative.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = root.canonicalize().unwrap();
+    let text = fs::read_to_string(&run.file).unwrap();
+    assert!(!text.contains(root.to_str().unwrap()), "{text}");
     for s in &r.servers {
         assert!(s.command[0].ends_with(&s.name), "{:?}", s.command);
         let steps: Vec<(&str, &str)> = s

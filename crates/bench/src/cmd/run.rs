@@ -74,6 +74,8 @@ impl fmt::Display for Partial {
 /// Where a run's results go, written again after every finished step.
 struct Checkpoint {
     dir: PathBuf,
+    /// The workspace root: paths under it are written relative to it.
+    root: PathBuf,
     /// The file, once the first step finished.
     path: Option<PathBuf>,
     done: usize,
@@ -81,9 +83,10 @@ struct Checkpoint {
 }
 
 impl Checkpoint {
-    fn new(dir: &Path, total: usize) -> Checkpoint {
+    fn new(dir: &Path, root: &Path, total: usize) -> Checkpoint {
         Checkpoint {
             dir: dir.to_path_buf(),
+            root: root.to_path_buf(),
             path: None,
             done: 0,
             total,
@@ -98,6 +101,7 @@ impl Checkpoint {
                 step.finish();
             }
         }
+        results.relative_to(&self.root);
         results.finished_utc = timestamp::utc_now();
         results.complete = reason.is_none();
         results.incomplete_reason = reason;
@@ -393,7 +397,7 @@ impl Run<'_> {
         );
         let load_cpus = cpus.as_ref().map(|c| &c.load);
         let total = chosen.iter().map(|(_, st)| st.len()).sum::<usize>() * p.repeat as usize;
-        let mut ckpt = Checkpoint::new(&args.results_dir, total);
+        let mut ckpt = Checkpoint::new(&args.results_dir, &self.env.root, total);
         let mut problems = Vec::new();
         let mut all = || -> anyhow::Result<()> {
             for r in 1..=p.repeat {
@@ -517,7 +521,11 @@ impl Run<'_> {
         results.servers.push(entry);
         let mut progress = Progress::new();
         progress.run_length(experiment::estimate_of(steps) * p.repeat);
-        let mut ckpt = Checkpoint::new(&args.results_dir, steps.len() * p.repeat as usize);
+        let mut ckpt = Checkpoint::new(
+            &args.results_dir,
+            &self.env.root,
+            steps.len() * p.repeat as usize,
+        );
         let mut problems = Vec::new();
         let mut all = || -> anyhow::Result<()> {
             for r in 1..=p.repeat {

@@ -740,6 +740,32 @@ impl Results {
         })
     }
 
+    /// Writes every path under `root` in the document's commands and notes relative to it
+    /// (`/home/me/ws/target/release/loadgen` → `target/release/loadgen`), so that a results
+    /// file names no directory of the machine that ran it.
+    pub fn relative_to(&mut self, root: &Path) {
+        let Some(root) = root.to_str() else {
+            return;
+        };
+        let prefix = format!("{}/", root.trim_end_matches('/'));
+        if prefix == "/" {
+            return;
+        }
+        let fix = |s: &mut String| {
+            if s.contains(&prefix) {
+                *s = s.replace(&prefix, "");
+            }
+        };
+        self.command.iter_mut().for_each(fix);
+        self.notes.iter_mut().for_each(fix);
+        for server in &mut self.servers {
+            server.command.iter_mut().for_each(fix);
+            for step in &mut server.steps {
+                step.tool_command.iter_mut().for_each(fix);
+            }
+        }
+    }
+
     /// Every step whose median run was tool-bound ([`Run::tool_bound`]), in order.
     pub fn tool_bound_steps(&self) -> Vec<BoundStep<'_>> {
         self.servers
@@ -895,6 +921,27 @@ mod tests {
                 verified: vec![],
             }],
         }
+    }
+
+    #[test]
+    fn paths_under_the_root_are_written_relative_to_it() {
+        let mut r = sample();
+        r.command = vec!["/ws/x/target/release/bench".into(), "run".into()];
+        r.notes = vec!["built: /ws/x/target/release/server-hyper".into()];
+        r.servers[0].command = vec!["/ws/x/peers/bin/go-http".into(), "--addr".into()];
+        r.servers[0].steps[0].tool_command = vec![
+            "/ws/x/target/release/loadgen".into(),
+            "/ws/xy/elsewhere".into(),
+            "/usr/bin/wrk".into(),
+        ];
+        r.relative_to(Path::new("/ws/x/"));
+        assert_eq!(r.command, ["target/release/bench", "run"]);
+        assert_eq!(r.notes, ["built: target/release/server-hyper"]);
+        assert_eq!(r.servers[0].command, ["peers/bin/go-http", "--addr"]);
+        assert_eq!(
+            r.servers[0].steps[0].tool_command,
+            ["target/release/loadgen", "/ws/xy/elsewhere", "/usr/bin/wrk"]
+        );
     }
 
     #[test]
