@@ -66,7 +66,125 @@ pub struct Experiment {
     /// The endpoints a peer runs when the servers are not named (`--servers`): empty for
     /// every endpoint. E7's peers run `/hello` only, to keep the default run within its time.
     pub peers_on: &'static [&'static str],
+    /// What its report shows: its own tables and its charts ([`Shown`]).
+    pub shown: Shown,
+    /// Notes every run of it records (how its steps stand for the article's load).
+    pub run_notes: &'static [&'static str],
+    /// Whether a run notes, per server, which runtime flavour its scenarios ran on (E4's
+    /// blocking scenarios depend on it).
+    pub runtime_note: bool,
+    /// Whether each server's answers are verified (one plain `GET` per endpoint) before any
+    /// load, and the report shows them (E6, as TechEmpower does).
+    pub verify_first: bool,
 }
+
+/// What an experiment's report shows beyond what every report has (the header, the
+/// sentences on the tool's and the machine's limits, then resources, spread, invalid steps
+/// and caveats): its own tables, in order, and its charts. The markdown report, the SVG file
+/// and the HTML page all read it, so a new experiment declares its report here, beside its
+/// steps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shown {
+    /// The experiment's tables, in order.
+    pub tables: &'static [Tables],
+    /// Its charts.
+    pub charts: Charts,
+}
+
+/// One declaration of an experiment's tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tables {
+    /// Per endpoint (a heading each), a row per server, these columns.
+    PerEndpoint(&'static [Column]),
+    /// Per endpoint, a row per server, and for each step in turn these columns (headed
+    /// `label step`, or `label` alone when the endpoint has one step).
+    StepByStep(&'static [(&'static str, Measure)]),
+    /// A table per measure (its title a heading), a row per server, a column per step of
+    /// every endpoint but the [`BASELINE`] (E4's scenarios).
+    PerMeasure(&'static [(&'static str, Measure)]),
+    /// Per server that ran a probe, the probe's requests/s, p50, p99 and errors under each
+    /// step's load, the [`BASELINE`] first, beside the load's requests/s (E4's remedy).
+    Probe,
+    /// TechEmpower's shape, per endpoint: requests/s at each concurrency, the best, its
+    /// share of the best of all, the errors (E6).
+    Tfb,
+    /// What each server answered to one plain `GET` per endpoint before the load (E6).
+    Verified,
+    /// A ladder of offered rates, per endpoint: `p99 · CPU µs per request` at each rung with
+    /// each server's saturation, the achieved rate, and the tail from the intended send time
+    /// beside the one from the actual send (E7).
+    Rungs,
+}
+
+/// A column of a [`Tables::PerEndpoint`] table: `label step`, the `measure` at each step of
+/// the endpoint or at its last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Column {
+    /// The header before the step's id (`req/s`, `p99 ms`).
+    pub label: &'static str,
+    /// What the cells show.
+    pub measure: Measure,
+    /// Which steps get a column.
+    pub at: At,
+}
+
+/// Which steps a [`Column`] covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum At {
+    /// A column per step, in order.
+    Each,
+    /// The last step only (the article's figures at its top load).
+    Last,
+}
+
+/// The charts of an experiment's report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Charts {
+    /// Per endpoint (or, when every endpoint has a single step, all together), requests/s,
+    /// server CPU µs per request, peak RSS and the latency percentiles, a panel per step.
+    Bars,
+    /// [`Charts::Bars`] without the [`BASELINE`] step, then the probe's requests/s and
+    /// latency under each step's load, the baseline first (E4; only when a probe ran).
+    BarsAndProbe,
+    /// Per endpoint, latency percentiles and server CPU µs per request against the offered
+    /// rate, a line per server (a ladder's, E7).
+    Rates,
+}
+
+/// A column of `measure` at each step.
+const fn each(label: &'static str, measure: Measure) -> Column {
+    Column {
+        label,
+        measure,
+        at: At::Each,
+    }
+}
+
+/// A column of `measure` at the last step.
+const fn last(label: &'static str, measure: Measure) -> Column {
+    Column {
+        label,
+        measure,
+        at: At::Last,
+    }
+}
+
+/// What the report of a results file shows when its experiment is none of [`ALL`]:
+/// requests/s and p99 at each step, the bar charts.
+pub const OTHER_SHOWN: Shown = Shown {
+    tables: &[Tables::PerEndpoint(&[
+        each("req/s", RequestsPerS),
+        each("p99 ms", P99Ms),
+    ])],
+    charts: Charts::Bars,
+};
+
+/// What the report of a ladder of offered rates shows ([`Experiment::ladder`], E7; also a
+/// file of no known experiment whose steps record an offered rate).
+pub const LADDER_SHOWN: Shown = Shown {
+    tables: &[Tables::Rungs],
+    charts: Charts::Rates,
+};
 
 /// A ladder of offered rates, requests/s, lowest first: one rung (step) per rate, on each
 /// endpoint, until the server cannot keep up.
@@ -151,6 +269,10 @@ pub enum Measure {
     ErrorRate,
     /// Socket errors by kind (connect, read, write, timeout).
     SocketErrors,
+    /// Every failure, with its kinds (`47 (timeout 47)`).
+    Errors,
+    /// Bytes per response (head and body).
+    BytesPerResponse,
 }
 
 impl Measure {
@@ -166,6 +288,8 @@ impl Measure {
             Measure::RssBeforeAfterMb => "MB RSS, before → after",
             Measure::ErrorRate => "errors",
             Measure::SocketErrors => "socket errors",
+            Measure::Errors => "errors",
+            Measure::BytesPerResponse => "bytes/response",
         }
     }
 }
@@ -490,6 +614,21 @@ pub const ALL: [Experiment; 7] = [
         ladder: None,
         peers_on: &[],
         reported_note: "The article's latency, RSS and error rate are over its whole k6 ramp (RSS: before and after 300 s); ours are at the 1,000-connection plateau, RSS from before the first plateau to after the last. It also timed 100,000 route matches (Express 187 ms, Koa 172, Fastify 89) and token checks (124, 118, 92 ms): `cargo bench -p bench --bench e1`.",
+        shown: Shown {
+            tables: &[Tables::PerEndpoint(&[
+                each("req/s", RequestsPerS),
+                last("p50 ms", P50Ms),
+                last("p95 ms", P95Ms),
+                last("p99 ms", P99Ms),
+                last("errors", ErrorRate),
+            ])],
+            charts: Charts::Bars,
+        },
+        run_notes: &[
+            "E1's k6 ramp (1m:100, 2m:500, 2m:1000, 1m:0) is run as plateaus of 100, 500 and 1000 keep-alive connections, 20 s each, back to back on one server process",
+        ],
+        runtime_note: false,
+        verify_first: false,
     },
     Experiment {
         id: "e2",
@@ -504,6 +643,19 @@ pub const ALL: [Experiment; 7] = [
         ladder: None,
         peers_on: &[],
         reported_note: "ab over three runs; on a Raspberry Pi the article saw the gap shrink to 25 %.",
+        shown: Shown {
+            tables: &[Tables::StepByStep(&[
+                ("req/s", RequestsPerS),
+                ("ms per request", MeanMs),
+                ("KB/s", KbPerS),
+                ("bytes/response", BytesPerResponse),
+                ("errors", Errors),
+            ])],
+            charts: Charts::Bars,
+        },
+        run_notes: &[],
+        runtime_note: false,
+        verify_first: false,
     },
     Experiment {
         id: "e3",
@@ -518,6 +670,17 @@ pub const ALL: [Experiment; 7] = [
         ladder: None,
         peers_on: &[],
         reported_note: "wrk -t1 on one machine; Blazeio sends no Date header (our contract keeps it).",
+        shown: Shown {
+            tables: &[Tables::PerEndpoint(&[
+                each("req/s", RequestsPerS),
+                each("avg ms", MeanMs),
+                each("socket errors", SocketErrors),
+            ])],
+            charts: Charts::Bars,
+        },
+        run_notes: &[],
+        runtime_note: false,
+        verify_first: false,
     },
     Experiment {
         id: "e4",
@@ -538,6 +701,20 @@ pub const ALL: [Experiment; 7] = [
         ladder: None,
         peers_on: &[],
         reported_note: "Qualitative beyond async: sync blocking drops QPS by about 85 % with timeouts; the nextTick pile-up is worst (CPU saturated, most errors); timers cost some throughput without stalling.",
+        shown: Shown {
+            tables: &[
+                Tables::PerMeasure(&[
+                    ("Requests/s", RequestsPerS),
+                    ("Errors (timeouts, socket errors, error statuses)", Errors),
+                    ("p99 latency (ms)", P99Ms),
+                ]),
+                Tables::Probe,
+            ],
+            charts: Charts::BarsAndProbe,
+        },
+        run_notes: &[],
+        runtime_note: true,
+        verify_first: false,
     },
     Experiment {
         id: "e5",
@@ -552,6 +729,16 @@ pub const ALL: [Experiment; 7] = [
         ladder: None,
         peers_on: &[],
         reported_note: "At 100 connections, client and server on two 24-core Xeon E5-2430 machines; ours has one server CPU, so the cluster and N-worker forms get one worker.",
+        shown: Shown {
+            tables: &[Tables::PerEndpoint(&[
+                each("req/s", RequestsPerS),
+                each("errors", Errors),
+            ])],
+            charts: Charts::Bars,
+        },
+        run_notes: &[],
+        runtime_note: false,
+        verify_first: false,
     },
     Experiment {
         id: "e6",
@@ -566,6 +753,13 @@ pub const ALL: [Experiment; 7] = [
         ladder: None,
         peers_on: &[],
         reported_note: "TechEmpower publishes its own rounds on its own hardware; this run is the profile's shape on this machine, with no article figures to set beside it.",
+        shown: Shown {
+            tables: &[Tables::Tfb, Tables::Verified],
+            charts: Charts::Bars,
+        },
+        run_notes: &[],
+        runtime_note: false,
+        verify_first: true,
     },
     Experiment {
         id: "e7",
@@ -580,6 +774,10 @@ pub const ALL: [Experiment; 7] = [
         ladder: Some(E7_LADDER),
         peers_on: &["/hello"],
         reported_note: "No article measured this: it is the production engineers' measure (HttpArena scores servers this way: CPU per request and p99/p99.9 at a fixed rate, achieved/offered as the validity gate), with no figures to set beside it.",
+        shown: LADDER_SHOWN,
+        run_notes: &[],
+        runtime_note: false,
+        verify_first: false,
     },
 ];
 

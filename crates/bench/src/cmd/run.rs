@@ -280,11 +280,7 @@ impl Run<'_> {
                     .to_string(),
             ),
         }
-        if p.exp.id == "e1" {
-            notes.push(
-                "E1's k6 ramp (1m:100, 2m:500, 2m:1000, 1m:0) is run as plateaus of 100, 500 and 1000 keep-alive connections, 20 s each, back to back on one server process".to_string(),
-            );
-        }
+        notes.extend(p.exp.run_notes.iter().map(|n| n.to_string()));
         notes.extend(self.notes.iter().cloned());
         Results {
             schema: crate::results::SCHEMA.to_string(),
@@ -365,7 +361,7 @@ impl Run<'_> {
                 crate::say!("{note}");
                 results.notes.push(note);
             }
-            if p.exp.id == "e4" {
+            if p.exp.runtime_note {
                 let n = args
                     .start
                     .workers
@@ -414,7 +410,7 @@ impl Run<'_> {
                     )?;
                     results.servers[i].command = running.command.clone();
                     let addr = running.addr;
-                    if r == 1 && p.exp.id == "e6" {
+                    if r == 1 && p.exp.verify_first {
                         // TechEmpower verifies every response before any load.
                         results.servers[i].verified = super::verify::before_load(s, addr, steps);
                     }

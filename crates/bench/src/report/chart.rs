@@ -14,8 +14,8 @@
 
 use crate::results::{Results, Run, ServerKind, ServerResult, StepResult};
 
-use super::{disturbed, endpoints, find, is_ladder, step_ids, tool_bound};
-use crate::experiment::BASELINE;
+use super::{disturbed, endpoints, find, shown, step_ids, tool_bound};
+use crate::experiment::{BASELINE, Charts};
 
 /// What a server is, for its colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -273,7 +273,8 @@ pub(crate) fn groups(r: &Results) -> Vec<(String, Vec<(String, String)>)> {
 /// Every chart of `r`: for each group of [`groups`], one per [`Metric::ALL`] that has
 /// something to draw.
 pub(crate) fn charts(r: &Results) -> Vec<Chart> {
-    if is_ladder(r) {
+    let declared = shown(r).charts;
+    if declared == Charts::Rates {
         return Vec::new(); // its charts are `rate_charts`
     }
     let servers = paired(r);
@@ -281,11 +282,9 @@ pub(crate) fn charts(r: &Results) -> Vec<Chart> {
     let mut out = Vec::new();
     let mut groups = groups(r);
     let has_probe = r
-        .servers
-        .iter()
-        .flat_map(|s| &s.steps)
-        .any(|st| st.median.as_ref().is_some_and(|m| m.probe.is_some()));
-    if has_probe {
+        .steps()
+        .any(|(_, st)| st.median.as_ref().is_some_and(|m| m.probe.is_some()));
+    if declared == Charts::BarsAndProbe && has_probe {
         // E4: the baseline is the probe alone, no scenario; the probe's own charts follow,
         // every step (the baseline first) a panel.
         let all: Vec<(String, String)> = groups.iter().flat_map(|(_, s)| s.clone()).collect();
@@ -459,7 +458,7 @@ pub(crate) struct RateChart {
 /// with the keep-up limit, p99.9) and the server's CPU µs per request against the offered
 /// rate. Empty for any other document, and leaves out a chart with nothing to draw.
 pub(crate) fn rate_charts(r: &Results) -> Vec<RateChart> {
-    if !is_ladder(r) {
+    if shown(r).charts != Charts::Rates {
         return Vec::new();
     }
     let order = paired(r);

@@ -14,7 +14,7 @@
 use std::fmt::Write as _;
 
 use super::chart::{Cell, Chart, Kind, Metric, PERCENTILES, Point, RateChart, Row, Series, Value};
-use super::{MACHINE_MARK, TOOL_MARK, escape, grouped};
+use super::{Marks, escape, grouped};
 
 /// The font stack: local fonts only (a page that loads none from anywhere).
 pub(crate) const FONT: &str = "system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', 'Helvetica Neue', Arial, sans-serif";
@@ -195,17 +195,11 @@ fn bar_label(metric: Metric, c: &Cell) -> String {
 
 /// ` †`, ` ‡`, ` †‡` or nothing: the cell's marks.
 fn cell_marks(c: &Cell) -> String {
-    let mut m = String::new();
-    if c.tool_bound || c.disturbed {
-        m.push(' ');
+    Marks {
+        tool: c.tool_bound,
+        machine: c.disturbed,
     }
-    if c.tool_bound {
-        m.push_str(TOOL_MARK);
-    }
-    if c.disturbed {
-        m.push_str(MACHINE_MARK);
-    }
-    m
+    .suffix()
 }
 
 /// Draws the legend from `y`, wrapping at `width`; returns the y below it.
@@ -1021,14 +1015,11 @@ fn rate_line(
 
 /// `†`, `‡`, `†‡` or nothing: a point's marks.
 fn point_marks(p: &Point) -> String {
-    let mut m = String::new();
-    if p.tool_bound {
-        m.push_str(TOOL_MARK);
-    }
-    if p.disturbed {
-        m.push_str(MACHINE_MARK);
-    }
-    m
+    let m = Marks {
+        tool: p.tool_bound,
+        machine: p.disturbed,
+    };
+    m.suffix().trim_start().to_string()
 }
 
 /// The legend of a [`RateChart`] from `y`, wrapping at `width`: each server (its line and

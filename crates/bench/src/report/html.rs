@@ -4,29 +4,32 @@
 //!
 //! Layout: a header (what the page holds, how to read the marks, links to each experiment);
 //! then one section per experiment (E1 … E5, then any other), with the article's question and
-//! load, and its runs newest first. Each run: its provenance (the markdown header: date,
+//! load, and its runs newest first. Each run: its provenance (the report's header: date,
 //! machine, kernel, git revision, tool and exact command), the article's reported figures
 //! beside this run's for the same systems and their Rust analogues, the charts of
 //! [`chart`](super::chart) (requests/s, server CPU µs per request, peak RSS, latency
-//! percentiles on a log axis), the markdown report's tables (sortable: see `html/page.js`),
-//! and the fairness table (bytes per response and the extra header fields of each server).
+//! percentiles on a log axis), the report's tables (the same [model](super::model) the
+//! markdown is written from; sortable: see `html/page.js`), and the fairness table (bytes
+//! per response and the extra header fields of each server).
 //!
-//! Files: this one (the page and its parts), `html/md.rs` (the markdown report as HTML),
+//! Files: this one (the page and its parts), `html/body.rs` (the report's model as HTML),
 //! `html/page.css` and `html/page.js` (inlined).
 
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::experiment::{self, Measure, Reported};
-use crate::results::{Results, Run, ServerResult, StepResult};
+use crate::experiment::{self, Reported};
+use crate::results::{Results, ServerResult};
 
+use super::build::{analogue, document, figure};
 use super::chart::{Kind, charts, paired, rate_charts};
 use super::draw::{self, draw};
-use super::markdown::{analogue, error_rate, ms, socket_errors};
-use super::{ReportError, endpoints, escape, find, grouped, markdown, thousands, tool_bound};
+use super::model::{Document, partial};
+use super::{ReportError, endpoints, escape, find, grouped, tool_bound};
+use body::{body, inline, separated};
 
-mod md;
+mod body;
 
 const CSS: &str = include_str!("html/page.css");
 const JS: &str = include_str!("html/page.js");
@@ -225,8 +228,11 @@ fn run(out: &mut String, d: &Doc, e: Option<&experiment::Experiment>) {
         r.repeat,
         if r.repeat == 1 { "" } else { "s" }
     );
-    let doc = md::convert(&markdown(r), r);
-    provenance(out, d, &doc.header);
+    let doc = document(r);
+    if let Some(why) = &doc.partial {
+        let _ = writeln!(out, "<p class=\"partial\">{}</p>", inline(&partial(why)));
+    }
+    provenance(out, d, &doc);
     if let Some(e) = e {
         reported(out, r, e);
     }
@@ -251,13 +257,13 @@ fn run(out: &mut String, d: &Doc, e: Option<&experiment::Experiment>) {
             drawn.body
         );
     }
-    out.push_str("<h4>Tables (the markdown report's)</h4>\n");
-    out.push_str(&doc.body);
+    out.push_str("<h4>Tables</h4>\n");
+    body(out, &doc, &paired(r));
     fairness(out, r);
     out.push_str("</article>\n");
 }
 
-fn provenance(out: &mut String, d: &Doc, header: &[(String, String)]) {
+fn provenance(out: &mut String, d: &Doc, doc: &Document) {
     let r = &d.results;
     out.push_str("<dl class=\"provenance\">\n");
     if let Some(href) = &d.href {
@@ -269,8 +275,8 @@ fn provenance(out: &mut String, d: &Doc, header: &[(String, String)]) {
             escape(stem)
         );
     }
-    for (k, v) in header {
-        let _ = writeln!(out, "<dt>{}</dt><dd>{v}</dd>", escape(k));
+    for (k, v) in &doc.header {
+        let _ = writeln!(out, "<dt>{}</dt><dd>{}</dd>", escape(k), inline(v));
     }
     let versions: Vec<String> = r
         .versions
@@ -281,7 +287,7 @@ fn provenance(out: &mut String, d: &Doc, header: &[(String, String)]) {
         let _ = writeln!(
             out,
             "<dt>Versions</dt><dd>{}</dd>",
-            md::inline(&versions.join("; "))
+            inline(&versions.join("; "))
         );
     }
     // Every step's exact tool command (the markdown names the first).
@@ -319,7 +325,7 @@ fn reported(out: &mut String, r: &Results, e: &experiment::Experiment) {
             let _ = writeln!(
                 out,
                 "<h4>No article's figures</h4>\n<p class=\"note\">{}</p>",
-                md::inline(e.reported_note)
+                inline(e.reported_note)
             );
         }
         return;
@@ -367,7 +373,7 @@ fn reported(out: &mut String, r: &Results, e: &experiment::Experiment) {
     }
     out.push_str("</tbody></table></div>\n");
     if !e.reported_note.is_empty() {
-        let _ = writeln!(out, "<p class=\"note\">{}</p>", md::inline(e.reported_note));
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", inline(e.reported_note));
     }
 }
 
@@ -382,40 +388,13 @@ fn ours(s: &ServerResult, f: &Reported) -> (String, &'static str) {
     let Some(run) = &st.median else {
         return ("n/a".into(), "");
     };
-    let v = measure(s, st, run, f.measure).unwrap_or_else(|| "n/a".into());
+    let v = figure(s, st, run, f.measure).map_or_else(|| "n/a".into(), |v| separated(&v));
     let m = super::marks(run);
     if tool_bound(st) || st.median.as_ref().is_some_and(|m| m.disturbed) {
         (format!("{v}{m}"), "bound")
     } else {
         (v, "")
     }
-}
-
-fn measure(s: &ServerResult, st: &StepResult, run: &Run, m: Measure) -> Option<String> {
-    Some(match m {
-        Measure::RequestsPerS => thousands(run.requests_per_s),
-        Measure::MeanMs => grouped(run.latency_us.mean? / 1000.0, 2),
-        Measure::P50Ms => ms(run.latency_us.p50?),
-        Measure::P95Ms => ms(run.latency_us.p95?),
-        Measure::P99Ms => ms(run.latency_us.p99?),
-        Measure::KbPerS => thousands(run.transfer_bytes_per_s / 1024.0),
-        Measure::RssBeforeAfterMb => {
-            let first = s
-                .steps
-                .iter()
-                .find(|x| x.endpoint == st.endpoint)
-                .and_then(|x| x.median.as_ref())
-                .and_then(|m| m.rss_kb)?;
-            let end = run.rss_kb?;
-            format!(
-                "{} → {}",
-                grouped(first.start as f64 / 1024.0, 1),
-                grouped(end.end as f64 / 1024.0, 1)
-            )
-        }
-        Measure::ErrorRate => error_rate(run),
-        Measure::SocketErrors => socket_errors(run),
-    })
 }
 
 /// Per server: what it is, its analogues, bytes per response per endpoint, and the header

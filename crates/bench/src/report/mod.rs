@@ -19,10 +19,15 @@
 //! experiment (see its module), and [`instructions`] the table of a `bench instructions`
 //! results file (in the markdown beside it and as a section of the page).
 //!
-//! Files: `markdown.rs`, `svg.rs`, `html.rs` (with `html/`: the markdown tables as HTML, the
-//! page's CSS and script); `chart.rs` (what a chart shows: rows, panels, cells) and
-//! `draw.rs` (a chart as SVG), which the SVG file and the page share; here, the helpers all
-//! use (which endpoints and steps a document has, number formats, the tool-bound test).
+//! What each experiment's report shows is declared beside its steps in `experiment.rs`
+//! ([`Shown`]: its tables and its charts); nothing here matches on an experiment's id.
+//!
+//! Files: `model.rs` (a report as data: headings, paragraphs, lists and tables of cells
+//! with their marks; its markdown), `build.rs` (the model of a results file, from its
+//! experiment's declaration), `html.rs` (the page; with `html/`: the model as HTML, the
+//! page's CSS and script), `svg.rs`; `chart.rs` (what a chart shows: rows, panels, cells)
+//! and `draw.rs` (a chart as SVG), which the SVG file and the page share; here, the helpers
+//! all use (which endpoints and steps a document has, number formats, the marks).
 
 use std::fmt;
 use std::fs;
@@ -31,15 +36,18 @@ use std::path::{Path, PathBuf};
 
 use crate::results::{Results, ResultsError, Run, ServerResult, StepResult};
 
+mod build;
 mod chart;
 mod draw;
 mod html;
 pub mod instructions;
-mod markdown;
+mod model;
 mod svg;
 
+use crate::experiment::{self, Shown};
+pub use build::markdown;
 pub use html::{Doc, html, write_html};
-pub use markdown::markdown;
+pub use model::Marks;
 pub use svg::{svg, svg_string};
 
 /// Why a report could not be made.
@@ -123,15 +131,17 @@ pub(crate) fn find<'a>(s: &'a ServerResult, endpoint: &str, step: &str) -> Optio
         .find(|st| st.endpoint == endpoint && st.step == step)
 }
 
-/// Whether `r` is a ladder of offered rates (E7): its experiment has one, or a step records
-/// an offered rate. Its report has tables of rungs and charts against the offered rate
-/// instead of the bar charts.
-pub(crate) fn is_ladder(r: &Results) -> bool {
-    crate::experiment::find(&r.experiment).is_some_and(|e| e.ladder.is_some())
-        || r.servers
-            .iter()
-            .flat_map(|s| &s.steps)
-            .any(|st| st.offered_requests_per_s.is_some())
+/// What the report of `r` shows: its experiment's declaration ([`Shown`]); for a file of no
+/// known experiment, a ladder's when a step records an offered rate, else
+/// [`experiment::OTHER_SHOWN`].
+pub(crate) fn shown(r: &Results) -> &'static Shown {
+    match experiment::find(&r.experiment) {
+        Some(e) => &e.shown,
+        None if r.steps().any(|(_, st)| st.offered_requests_per_s.is_some()) => {
+            &experiment::LADDER_SHOWN
+        }
+        None => &experiment::OTHER_SHOWN,
+    }
 }
 
 /// A rate with thousands separators and no decimals (`81,103`).
@@ -160,22 +170,9 @@ pub const TOOL_MARK: &str = "†";
 pub const MACHINE_MARK: &str = "‡";
 
 /// Whether the load tool, not the server, set the pace of `st`: its median run's
-/// [`run_tool_bound`].
+/// [`Run::tool_set_pace`].
 pub(crate) fn tool_bound(st: &StepResult) -> bool {
-    st.median.as_ref().is_some_and(run_tool_bound)
-}
-
-/// How the built-in generator's note on a run began when one of its threads was busy nearly
-/// all the time, in files from before `bench` measured the tool's CPU itself.
-const GENERATOR_BUSY: &str = "loadgen was busy";
-
-/// Whether the load tool, not the server, set the pace of `run`: its recorded verdict
-/// (`step::verdict::tool_bound`, the one rule); in a file from before the tool's CPU was
-/// recorded, the built-in generator's own "busy" note. Every report reads it here.
-pub fn run_tool_bound(run: &Run) -> bool {
-    run.tool_bound
-        || (run.tool_cpu_percent.is_none()
-            && run.notes.iter().any(|n| n.starts_with(GENERATOR_BUSY)))
+    st.median.as_ref().is_some_and(Run::tool_set_pace)
 }
 
 /// Whether the machine (other work, steal, CPU waits) may have set `st`'s figures: its median
@@ -186,18 +183,7 @@ pub(crate) fn disturbed(st: &StepResult) -> bool {
 
 /// The marks of a run's figure: ` †` (tool-bound), ` ‡` (disturbed), both, or nothing.
 pub fn marks(run: &Run) -> String {
-    let bound = run_tool_bound(run);
-    let mut m = String::new();
-    if bound || run.disturbed {
-        m.push(' ');
-    }
-    if bound {
-        m.push_str(TOOL_MARK);
-    }
-    if run.disturbed {
-        m.push_str(MACHINE_MARK);
-    }
-    m
+    Marks::of(run).suffix()
 }
 
 /// The footnotes of the marks in `r`'s tables, one line each (none when nothing is marked):
@@ -225,9 +211,7 @@ pub fn footnotes(r: &Results) -> Vec<String> {
 
 /// `server /endpoint step (why)` for every step whose median run was disturbed.
 pub(crate) fn disturbed_steps(r: &Results) -> Vec<String> {
-    r.servers
-        .iter()
-        .flat_map(|s| s.steps.iter().map(move |st| (s, st)))
+    r.steps()
         .filter_map(|(s, st)| {
             let m = st.median.as_ref().filter(|m| m.disturbed)?;
             Some(format!(

@@ -332,6 +332,22 @@ pub struct Run {
     pub probe: Option<Box<Run>>,
 }
 
+/// How the built-in generator's note on a run began when one of its threads was busy nearly
+/// all the time, in files from before `bench` measured the tool's CPU itself.
+const GENERATOR_BUSY: &str = "loadgen was busy";
+
+impl Run {
+    /// Whether the load tool, not the server, set the pace of this run: its recorded verdict
+    /// ([`Run::tool_bound`], from `step::verdict::tool_bound`, the one rule); in a file from
+    /// before the tool's CPU was recorded, the built-in generator's own "busy" note. Every
+    /// report, and [`Results::tool_bound_steps`], reads it here.
+    pub fn tool_set_pace(&self) -> bool {
+        self.tool_bound
+            || (self.tool_cpu_percent.is_none()
+                && self.notes.iter().any(|n| n.starts_with(GENERATOR_BUSY)))
+    }
+}
+
 /// What else used the machine's CPUs over a run's measured window (`bench`'s docs give the
 /// limits past which a run is [`Run::disturbed`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -423,7 +439,27 @@ impl Errors {
         .into_iter()
         .fold(0, u64::saturating_add)
     }
+
+    /// The kinds counted at least once, in order (connect, read, write, timeout, status,
+    /// other), each with its count: the one listing of a run's failures.
+    pub fn counted(&self) -> Vec<(&'static str, u64)> {
+        [
+            ("connect", self.connect),
+            ("read", self.read),
+            ("write", self.write),
+            ("timeout", self.timeout),
+            ("status", self.status),
+            ("other", self.other),
+        ]
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .collect()
+    }
 }
+
+/// The kinds of [`Errors`] that are socket errors (wrk's): every kind but error statuses and
+/// the rest.
+pub const SOCKET_ERRORS: [&str; 4] = ["connect", "read", "write", "timeout"];
 
 /// The server's resident memory over a repeat, KiB.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -766,13 +802,18 @@ impl Results {
         }
     }
 
-    /// Every step whose median run was tool-bound ([`Run::tool_bound`]), in order.
-    pub fn tool_bound_steps(&self) -> Vec<BoundStep<'_>> {
+    /// Every step of every server, with its server, in order.
+    pub fn steps(&self) -> impl Iterator<Item = (&ServerResult, &StepResult)> {
         self.servers
             .iter()
             .flat_map(|s| s.steps.iter().map(move |st| (s, st)))
+    }
+
+    /// Every step whose median run was tool-bound ([`Run::tool_set_pace`]), in order.
+    pub fn tool_bound_steps(&self) -> Vec<BoundStep<'_>> {
+        self.steps()
             .filter_map(|(s, st)| {
-                let m = st.median.as_ref().filter(|m| m.tool_bound)?;
+                let m = st.median.as_ref().filter(|m| m.tool_set_pace())?;
                 Some(BoundStep {
                     server: &s.name,
                     endpoint: &st.endpoint,

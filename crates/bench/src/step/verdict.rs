@@ -54,18 +54,11 @@ pub fn failed(tool: &str, run: &Run) -> Option<String> {
 
 /// `: 12 connect, 3 status` (the kinds that occurred), or nothing.
 fn kinds(e: &Errors) -> String {
-    let parts: Vec<String> = [
-        ("connect", e.connect),
-        ("read", e.read),
-        ("write", e.write),
-        ("timeout", e.timeout),
-        ("status", e.status),
-        ("other", e.other),
-    ]
-    .iter()
-    .filter(|(_, n)| *n > 0)
-    .map(|(k, n)| format!("{n} {k}"))
-    .collect();
+    let parts: Vec<String> = e
+        .counted()
+        .iter()
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect();
     if parts.is_empty() {
         String::new()
     } else {
