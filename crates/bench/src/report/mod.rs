@@ -33,6 +33,7 @@ use crate::results::{Results, ResultsError, Run, ServerResult, StepResult};
 
 mod chart;
 mod draw;
+pub mod headline;
 mod html;
 pub mod instructions;
 mod markdown;
