@@ -337,7 +337,7 @@ pub const SETTLE_LIMIT: Duration = Duration::from_secs(30);
 /// The window over which the server's CPU is read while waiting for it to settle.
 const SETTLE_WINDOW: Duration = Duration::from_millis(250);
 
-/// Below this share of one CPU over [`SETTLE_WINDOW`] the server is idle.
+/// Below this share of one CPU over `SETTLE_WINDOW` (250 ms) the server is idle.
 pub const IDLE_CPU_PERCENT: f64 = 5.0;
 
 /// Waits until the server's process tree is idle (under [`IDLE_CPU_PERCENT`] of a CPU over
