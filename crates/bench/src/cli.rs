@@ -223,6 +223,11 @@ pub struct ReportArgs {
     /// newest first; nothing is written beside the files)
     #[arg(long, value_name = "OUT.html")]
     pub html: Option<PathBuf>,
+    /// Rewrite the headline table of this README (between `<!-- bench:headline -->` and
+    /// `<!-- /bench:headline -->`) from the newest results file of each experiment among FILE
+    /// (a directory stands for its results files); nothing else is written
+    #[arg(long, value_name = "README.md", conflicts_with = "html")]
+    pub readme: Option<PathBuf>,
 }
 
 /// `bench tools`.

@@ -142,6 +142,16 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
             }
         },
         Cmd::Report(a) => {
+            if let Some(readme) = &a.readme {
+                let changed = bench::report::headline::write_readme(&a.files, readme)?;
+                let what = if changed {
+                    "rewritten"
+                } else {
+                    "already current"
+                };
+                say!("{}: headline table {what}", readme.display());
+                return Ok(());
+            }
             if let Some(out) = &a.html {
                 bench::report::write_html(&a.files, out)?;
                 say!("{}: {} results file(s)", out.display(), a.files.len());

@@ -39,6 +39,7 @@ use crate::results::{Results, ResultsError, Run, ServerResult, StepResult};
 mod build;
 mod chart;
 mod draw;
+pub mod headline;
 mod html;
 pub mod instructions;
 mod model;
