@@ -542,6 +542,25 @@ pub fn read_responses(
     Ok(out)
 }
 
+/// [`read_responses`] from an empty buffer that must stay empty: exactly `count` responses
+/// and nothing after them in what was read, the stream's counterpart of [`parse_exact`].
+pub fn read_exact(
+    stream: &mut impl Read,
+    count: usize,
+    head: impl Fn(usize) -> bool,
+) -> Result<Vec<Response>, WireError> {
+    let mut rest = Vec::new();
+    let all = read_responses(stream, &mut rest, count, head)?;
+    if rest.is_empty() {
+        Ok(all)
+    } else {
+        Err(WireError::Malformed {
+            reason: format!("{} bytes after the {count} responses", rest.len()),
+            received: rest,
+        })
+    }
+}
+
 /// Connects, writes `request`, reads one response, then waits up to `close_wait` for the close.
 ///
 /// Returns the response and whether the server closed the connection within that wait.
@@ -650,6 +669,16 @@ mod tests {
             |_| false,
         );
         assert!(matches!(e, Err(WireError::Malformed { .. })), "{e:?}");
+
+        // Exactly: what follows the responses, in what was read, is an error.
+        let one = b"HTTP/1.1 204 No Content\r\n\r\n";
+        let got = read_exact(&mut Trickle(one.to_vec()), 1, |_| false).unwrap();
+        assert_eq!(got[0].raw, one);
+        let e = read_exact(&mut &b"HTTP/1.1 204 No Content\r\n\r\nX"[..], 1, |_| false);
+        assert!(
+            matches!(&e, Err(WireError::Malformed { received, .. }) if received == b"X"),
+            "{e:?}"
+        );
     }
 
     #[test]

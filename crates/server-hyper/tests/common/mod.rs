@@ -6,6 +6,7 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
+use conformance::wire::excerpt;
 use serve::process::ServerProcess;
 
 /// The binary under test.
@@ -178,19 +179,8 @@ pub fn read_one(s: &mut TcpStream, head_only: bool) -> Resp {
 /// Reads exactly `n` responses from `s` (pipelined answers may arrive in one segment), and
 /// asserts nothing follows them in what was read.
 pub fn read_n(s: &mut TcpStream, n: usize, head_only: bool) -> Vec<Resp> {
-    let mut buf = Vec::new();
-    let all =
-        conformance::wire::read_responses(s, &mut buf, n, |_| head_only).unwrap_or_else(|e| {
-            panic!(
-                "{n} responses: {e}: {:?}",
-                String::from_utf8_lossy(e.received())
-            )
-        });
-    assert!(
-        buf.is_empty(),
-        "bytes after the responses: {:?}",
-        String::from_utf8_lossy(&buf)
-    );
+    let all = conformance::wire::read_exact(s, n, |_| head_only)
+        .unwrap_or_else(|e| panic!("{n} responses: {e}: {}", excerpt(e.received(), 500)));
     all.into_iter().map(resp).collect()
 }
 

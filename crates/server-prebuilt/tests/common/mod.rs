@@ -6,6 +6,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::Command;
 use std::time::Duration;
 
+use conformance::wire::excerpt;
 use serve::process::ServerProcess;
 
 /// The server binary under test.
@@ -96,19 +97,9 @@ fn answer(r: conformance::wire::Response) -> Answer {
 /// Reads `count` answers (GET-framed unless `heads` says otherwise) from `s`, and asserts
 /// nothing follows them in what was read.
 pub fn read_answers(s: &mut TcpStream, count: usize, heads: &[bool]) -> Vec<Answer> {
-    let mut buf = Vec::new();
     let head = |i: usize| heads.get(i).copied().unwrap_or(false);
-    let all = conformance::wire::read_responses(s, &mut buf, count, head).unwrap_or_else(|e| {
-        panic!(
-            "{count} answers: {e}: {:?}",
-            String::from_utf8_lossy(e.received())
-        )
-    });
-    assert!(
-        buf.is_empty(),
-        "extra bytes: {:?}",
-        String::from_utf8_lossy(&buf)
-    );
+    let all = conformance::wire::read_exact(s, count, head)
+        .unwrap_or_else(|e| panic!("{count} answers: {e}: {}", excerpt(e.received(), 500)));
     all.into_iter().map(answer).collect()
 }
 
