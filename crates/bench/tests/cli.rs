@@ -15,7 +15,7 @@ use std::io::Read;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use bench::results::Results;
@@ -26,6 +26,22 @@ const BENCH: &str = env!("CARGO_BIN_EXE_bench");
 
 /// Runs that load the machine take this, one at a time.
 static HEAVY: Mutex<()> = Mutex::new(());
+
+/// [`HEAVY`], held until the guard drops (a test that failed while holding it does not
+/// keep the others out).
+fn heavy() -> MutexGuard<'static, ()> {
+    HEAVY.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Whether `tool` is installed here; when not, `test` says so (skipped, or a failure under
+/// `BENCH_REQUIRE_TOOLS=1`).
+fn installed(tool: Tool, test: &str) -> bool {
+    if tool.available(Path::new("")) {
+        return true;
+    }
+    require::missing(test, tool.name(), tool.install_hint().1);
+    false
+}
 
 /// The folder of this test's binaries, with the servers and loadgen built.
 fn bin_dir() -> PathBuf {
@@ -61,6 +77,14 @@ fn scratch(name: &str) -> PathBuf {
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).expect("create a scratch folder");
     dir
+}
+
+/// Writes the executable shell script `dir/name` (a fake program) with the body `sh`.
+fn fake_program(dir: &Path, name: &str, sh: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    fs::write(&path, format!("#!/bin/sh\n{sh}")).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
 }
 
 /// A process seen under the harness: PID, name, and its start time (so that a reused PID is
@@ -240,8 +264,8 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// What a quick run left: its output, the processes seen under it, how long it took, its
-/// results folder and the results file read back.
+/// What a run left: its output, the processes seen under it, how long it took, its results
+/// folder and the results file read back.
 struct QuickRun {
     out: Output,
     seen: BTreeMap<i32, Seen>,
@@ -250,22 +274,18 @@ struct QuickRun {
     file: PathBuf,
 }
 
-/// `bench run EXPERIMENT --quick --servers SERVERS` with the test's binaries, within `limit`:
-/// it must succeed, leave nothing running and write exactly one results file.
-fn quick_run(experiment: &str, servers: &str, limit: Duration) -> QuickRun {
+/// `bench ARGS… --bin-dir BINS --results-dir DIR` with the test's binaries and a fresh scratch
+/// folder `name`, within `limit`: it must succeed, leave nothing running and write exactly
+/// one results file.
+fn run_ok(name: &str, args: &[&str], limit: Duration) -> QuickRun {
     let bins = bin_dir();
-    let dir = scratch(experiment);
-    let (out, seen, elapsed) = bench_in(
-        &["run", experiment, "--quick", "--servers", servers],
-        (&bins, &dir),
-        &[],
-        limit,
-    );
-    println!("bench run {experiment} --quick took {elapsed:.1?}");
-    println!("{}", text(&out.stdout));
+    let dir = scratch(name);
+    let (out, seen, elapsed) = bench_in(args, (&bins, &dir), &[], limit);
+    let stdout = text(&out.stdout);
+    println!("bench {} took {elapsed:.1?}\n{stdout}", args.join(" "));
     assert!(
         out.status.success(),
-        "{:?}: {}",
+        "{:?}: {}\n{stdout}",
         out.status,
         text(&out.stderr)
     );
@@ -288,9 +308,52 @@ fn quick_run(experiment: &str, servers: &str, limit: Duration) -> QuickRun {
     }
 }
 
+/// [`run_ok`] of `bench run EXPERIMENT --quick --servers SERVERS`.
+fn quick_run(experiment: &str, servers: &str, limit: Duration) -> QuickRun {
+    let args = ["run", experiment, "--quick", "--servers", servers];
+    run_ok(experiment, &args, limit)
+}
+
+/// [`run_ok`] of `bench run EXPERIMENT --quick ARGS… --tool TOOL --servers server-prebuilt`:
+/// the tool ran under bench and the results name it. The results, read back (their folder
+/// is removed).
+fn tool_run(tool: Tool, experiment: &str, args: &[&str], limit: Duration) -> Results {
+    let mut all = vec!["run", experiment, "--quick"];
+    all.extend(args);
+    all.extend(["--tool", tool.name(), "--servers", "server-prebuilt"]);
+    let run = run_ok(&format!("{experiment}-{tool}"), &all, limit);
+    let names: Vec<&str> = run.seen.values().map(|s| s.comm.as_str()).collect();
+    assert!(names.contains(&tool.name()), "{tool}: {names:?}");
+    let r = Results::load(&run.file).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.tool, tool.name());
+    fs::remove_dir_all(&run.dir).ok();
+    r
+}
+
+/// `bench ARGS… --target URL` with the test's binaries and a fresh scratch folder `name`,
+/// which must fail: its stderr and the results it still wrote (their folder is removed).
+fn failing_target_run(name: &str, args: &[&str], url: &str) -> (String, Results) {
+    let bins = bin_dir();
+    let out_dir = scratch(name);
+    let mut all = args.to_vec();
+    all.extend(["--target", url]);
+    let out = bench_cmd(&all)
+        .arg("--bin-dir")
+        .arg(&bins)
+        .arg("--results-dir")
+        .arg(&out_dir)
+        .output()
+        .expect("run bench");
+    let stderr = text(&out.stderr);
+    assert!(!out.status.success(), "{all:?} passed: {stderr}");
+    let r = only_results(&out_dir);
+    fs::remove_dir_all(&out_dir).ok();
+    (stderr, r)
+}
+
 #[test]
 fn quick_e3_on_two_variants_writes_the_results_and_leaves_nothing_behind() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let _heavy = heavy();
     let run = quick_run(
         "e3",
         "server-prebuilt,server-hyper",
@@ -400,7 +463,7 @@ fn quick_e6_pipelines_plaintext_verifies_first_and_reports_tfb_tables() {
     // server-prebuilt and server-may: the debug server-hyper answers nothing within a 2 s
     // window under 4,096 connections pipelining 16 each (65,536 requests in flight), so its
     // step is rightly invalid and the run cannot pass; the release one does (docs/results).
-    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let _heavy = heavy();
     let run = quick_run("e6", "server-prebuilt,server-may", Duration::from_secs(240));
     let mut r = Results::load(&run.file).expect("a valid results file");
     assert_eq!(r.experiment, "e6");
@@ -494,7 +557,7 @@ fn quick_e6_pipelines_plaintext_verifies_first_and_reports_tfb_tables() {
 
 #[test]
 fn quick_e4_has_the_probe_on_every_scenario_step_and_the_baseline() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let _heavy = heavy();
     let bins = bin_dir();
     let out_dir = scratch("e4");
     let (out, seen, elapsed) = bench_in(
@@ -595,7 +658,7 @@ fn quick_e4_has_the_probe_on_every_scenario_step_and_the_baseline() {
 
 #[test]
 fn sigint_keeps_the_finished_steps_and_stops_everything_it_started() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let _heavy = heavy();
     let bins = bin_dir();
     let out_dir = scratch("sigint");
     // Quick steps (1 s warm-up, 2 s): the signal comes once the first step is in the file
@@ -823,14 +886,8 @@ fn bad_input_is_one_line_and_a_failure() {
 
     // A server that fails to start: a binary that writes its reason and exits 1.
     let fake = scratch("fake-bins");
-    let script = fake.join("server-prebuilt");
-    fs::write(
-        &script,
-        "#!/bin/sh\necho 'server-prebuilt: cannot start: no luck' >&2\nexit 1\n",
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+    let no_luck = "echo 'server-prebuilt: cannot start: no luck' >&2\nexit 1\n";
+    fake_program(&fake, "server-prebuilt", no_luck);
     std::os::unix::fs::symlink(Path::new(bins).join("loadgen"), fake.join("loadgen")).unwrap();
     let line = fails_with(
         &[
@@ -859,35 +916,27 @@ fn bad_input_is_one_line_and_a_failure() {
 
 #[test]
 fn target_drives_a_running_server_without_starting_or_sampling() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
-    let bins = bin_dir();
-    let out_dir = scratch("target");
-    let server = serve::process::ServerProcess::start(bins.join("server-prebuilt"), &[])
+    let _heavy = heavy();
+    let server = serve::process::ServerProcess::start(bin_dir().join("server-prebuilt"), &[])
         .expect("start server-prebuilt");
     let url = format!("http://{}", server.addr());
-    let (out, seen, _) = bench_in(
-        &[
-            "run",
-            "e5",
-            "--quick",
-            "--target",
-            &url,
-            "--servers",
-            "server-prebuilt",
-        ],
-        (&bins, &out_dir),
-        &[],
-        Duration::from_secs(60),
-    );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let names: Vec<&str> = seen.values().map(|s| s.comm.as_str()).collect();
+    let args = [
+        "run",
+        "e5",
+        "--quick",
+        "--target",
+        &url,
+        "--servers",
+        "server-prebuilt",
+    ];
+    let run = run_ok("target", &args, Duration::from_secs(60));
+    let names: Vec<&str> = run.seen.values().map(|s| s.comm.as_str()).collect();
     assert!(
         !names.contains(&"server-prebuilt"),
         "started a server: {names:?}"
     );
     assert!(names.contains(&"loadgen"), "{names:?}");
-    assert!(still_running(&seen).is_empty());
-    let r = only_results(&out_dir);
+    let r = Results::load(&run.file).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(r.target.as_deref(), Some(url.as_str()));
     assert_eq!(r.pinning, None);
     assert!(
@@ -908,16 +957,14 @@ fn target_drives_a_running_server_without_starting_or_sampling() {
         assert_eq!((m.rss_kb, m.server_cpu_s), (None, None));
     }
     drop(server);
-    fs::remove_dir_all(&out_dir).ok();
+    fs::remove_dir_all(&run.dir).ok();
 }
 
 #[test]
 fn a_step_that_gets_no_answer_is_invalid() {
     // A server that accepts every connection and closes it unanswered: each request fails at
     // once, so the step's counts are all failures and measure nothing.
-    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
-    let bins = bin_dir();
-    let out_dir = scratch("no-answer");
+    let _heavy = heavy();
     let mute = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", mute.local_addr().unwrap());
     std::thread::spawn(move || {
@@ -925,19 +972,11 @@ fn a_step_that_gets_no_answer_is_invalid() {
             drop(conn);
         }
     });
-    let out = bench_cmd(&["run", "e2", "--quick", "--repeat", "1", "--target", &url])
-        .arg("--bin-dir")
-        .arg(&bins)
-        .arg("--results-dir")
-        .arg(&out_dir)
-        .output()
-        .expect("run bench");
-    let stderr = text(&out.stderr);
-    assert!(!out.status.success(), "a run that measured nothing passed");
+    // A run that measured nothing fails, and the results are still written.
+    let args = ["run", "e2", "--quick", "--repeat", "1"];
+    let (stderr, r) = failing_target_run("no-answer", &args, &url);
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     assert!(stderr.contains("got no good answer"), "{stderr}");
-    // The results are still written.
-    let r = only_results(&out_dir);
     let step = &r.servers[0].steps[0];
     assert!(!step.valid, "{step:?}");
     assert!(
@@ -946,14 +985,13 @@ fn a_step_that_gets_no_answer_is_invalid() {
             .is_some_and(|w| w.contains("got no good answer")),
         "{step:?}"
     );
-    fs::remove_dir_all(&out_dir).ok();
 }
 
 #[test]
 fn verify_prints_the_fairness_table_and_fails_on_a_wrong_server() {
     // verify runs the core, connection and RFC 9112 checks on each server: a load of its own,
     // which must not fall inside another test's measured steps.
-    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let _heavy = heavy();
     let bins = bin_dir();
     let out = Command::new(BENCH)
         .args(["verify", "server-prebuilt", "server-may", "--bin-dir"])
@@ -1034,25 +1072,17 @@ fn a_closed_stdout_is_not_a_panic() {
 
 #[test]
 fn tools_compare_alternates_the_tools_on_one_server() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let _heavy = heavy();
     let bins = bin_dir();
     // Every other tool that is installed here (scripts/install-peers.sh: wrk, k6, autocannon;
     // oha with INSTALL_OHA=1) is compared with the built-in one; with none, the test has
     // nothing to compare and says so.
-    let all = [Tool::Wrk, Tool::Oha, Tool::K6, Tool::Autocannon];
-    let others: Vec<Tool> = all
+    // Strict: every tool must be there; else each missing one is said, and the others are
+    // compared.
+    let others: Vec<Tool> = [Tool::Wrk, Tool::Oha, Tool::K6, Tool::Autocannon]
         .into_iter()
-        .filter(|t| t.available(Path::new("")))
+        .filter(|t| installed(*t, "bench::cli::tools_compare"))
         .collect();
-    for missing in all.iter().filter(|t| !others.contains(t)) {
-        // Strict: every tool must be there; else each missing one is said, and the others
-        // are compared.
-        require::missing(
-            "bench::cli::tools_compare",
-            missing.name(),
-            missing.install_hint().1,
-        );
-    }
     if others.is_empty() {
         return;
     }
@@ -1180,37 +1210,12 @@ fn tools_compare_refuses_bad_input_before_starting() {
 
 #[test]
 fn e1_with_k6_end_to_end() {
-    if !Tool::K6.available(Path::new("")) {
-        return require::missing("bench::cli::e1_with_k6", "k6", Tool::K6.install_hint().1);
+    if !installed(Tool::K6, "bench::cli::e1_with_k6") {
+        return;
     }
-    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
-    let bins = bin_dir();
-    let out_dir = scratch("e1-k6");
-    let (out, seen, elapsed) = bench_in(
-        &[
-            "run",
-            "e1",
-            "--quick",
-            "--repeat",
-            "1",
-            "--tool",
-            "k6",
-            "--servers",
-            "server-prebuilt",
-        ],
-        (&bins, &out_dir),
-        &[],
-        Duration::from_secs(180),
-    );
-    let stdout = text(&out.stdout);
-    println!("{stdout}\nin {elapsed:.1?}");
-    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
-    let names: Vec<&str> = seen.values().map(|s| s.comm.as_str()).collect();
-    assert!(names.contains(&"k6"), "{names:?}");
-    assert!(still_running(&seen).is_empty());
-    let r = only_results(&out_dir);
+    let _heavy = heavy();
+    let r = tool_run(Tool::K6, "e1", &["--repeat", "1"], Duration::from_secs(180));
     assert!(r.complete && r.incomplete_reason.is_none());
-    assert_eq!(r.tool, "k6");
     assert!(r.versions["tool"].starts_with("k6 v"), "{:?}", r.versions);
     let steps = &r.servers[0].steps;
     assert_eq!(steps.len(), 6, "two endpoints × c100, c500, c1000");
@@ -1242,35 +1247,25 @@ fn e1_with_k6_end_to_end() {
         );
         assert!(m.server_cpu_percent.is_some(), "{at}");
     }
-    fs::remove_dir_all(&out_dir).ok();
 }
 
 #[test]
 fn quick_e7_climbs_each_ladder_until_the_server_cannot_keep_up() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
-    let bins = bin_dir();
-    let out_dir = scratch("e7");
+    let _heavy = heavy();
     // Two rates a debug server keeps up with, then two no server here can: the ladder must
     // stop at 400k (its saturation, or the generator's limit there) and never run 800k.
-    let (out, seen, elapsed) = bench_in(
-        &[
-            "run",
-            "e7",
-            "--quick",
-            "--rates",
-            "5000,1000,400000,800000",
-            "--servers",
-            "server-prebuilt,server-hyper",
-        ],
-        (&bins, &out_dir),
-        &[],
-        Duration::from_secs(240),
-    );
-    let stdout = text(&out.stdout);
-    println!("bench run e7 --quick took {elapsed:.1?}\n{stdout}");
-    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
-    assert!(still_running(&seen).is_empty());
-    let r = only_results(&out_dir);
+    let args = [
+        "run",
+        "e7",
+        "--quick",
+        "--rates",
+        "5000,1000,400000,800000",
+        "--servers",
+        "server-prebuilt,server-hyper",
+    ];
+    let run = run_ok("e7", &args, Duration::from_secs(240));
+    let stdout = text(&run.out.stdout);
+    let r = Results::load(&run.file).unwrap_or_else(|e| panic!("{e}"));
     assert!(r.complete && r.incomplete_reason.is_none());
     assert_eq!((r.experiment.as_str(), r.tool.as_str()), ("e7", "builtin"));
     assert!(
@@ -1370,12 +1365,6 @@ fn quick_e7_climbs_each_ladder_until_the_server_cannot_keep_up() {
     }
     // The report: the rungs' table per endpoint, with each server's saturation, and the two
     // charts against the offered rate per endpoint.
-    let file = fs::read_dir(&out_dir)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
     let md = bench::report::markdown(&r);
     for endpoint in ["/hello", "/api/hello"] {
         let heading =
@@ -1393,55 +1382,20 @@ fn quick_e7_climbs_each_ladder_until_the_server_cannot_keep_up() {
             .count(),
         2
     );
-    let _ = file;
-    fs::remove_dir_all(&out_dir).ok();
+    fs::remove_dir_all(&run.dir).ok();
 }
 
 #[test]
 fn e7_with_k6_and_oha_end_to_end() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
-    let bins = bin_dir();
+    let _heavy = heavy();
     for (tool, marker) in [
         (Tool::K6, "scripts/k6/e7.js"),
         (Tool::Oha, "-q 1000 --latency-correction"),
     ] {
-        if !tool.available(Path::new("")) {
-            require::missing(
-                "bench::cli::e7_with_k6_and_oha",
-                tool.name(),
-                tool.install_hint().1,
-            );
+        if !installed(tool, "bench::cli::e7_with_k6_and_oha") {
             continue;
         }
-        let out_dir = scratch(&format!("e7-{tool}"));
-        let (out, seen, elapsed) = bench_in(
-            &[
-                "run",
-                "e7",
-                "--quick",
-                "--rates",
-                "1000",
-                "--tool",
-                tool.name(),
-                "--servers",
-                "server-prebuilt",
-            ],
-            (&bins, &out_dir),
-            &[],
-            Duration::from_secs(120),
-        );
-        let stdout = text(&out.stdout);
-        println!("{tool}: {elapsed:.1?}\n{stdout}");
-        assert!(
-            out.status.success(),
-            "{tool}: {}\n{stdout}",
-            text(&out.stderr)
-        );
-        assert!(still_running(&seen).is_empty());
-        let names: Vec<&str> = seen.values().map(|s| s.comm.as_str()).collect();
-        assert!(names.contains(&tool.name()), "{names:?}");
-        let r = only_results(&out_dir);
-        assert_eq!(r.tool, tool.name());
+        let r = tool_run(tool, "e7", &["--rates", "1000"], Duration::from_secs(120));
         let steps = &r.servers[0].steps;
         assert_eq!(steps.len(), 2, "one rung on each endpoint");
         for st in steps {
@@ -1472,25 +1426,21 @@ fn e7_with_k6_and_oha_end_to_end() {
                 "{at}"
             );
         }
-        fs::remove_dir_all(&out_dir).ok();
     }
 }
 
 #[test]
 fn a_tool_that_crashes_voids_its_steps_and_leaves_nothing_running() {
-    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let _heavy = heavy();
     let bins = bin_dir();
     let out_dir = scratch("crash");
     // A `wrk` first on PATH that answers --version, then dies of SIGSEGV after a line on stderr.
     let fake = scratch("crash-bin");
-    let wrk = fake.join("wrk");
-    fs::write(
-        &wrk,
-        "#!/bin/sh\n[ \"$1\" = --version ] && { echo 'wrk 4.1.0 [fake]'; exit 1; }\necho 'wrk: boom' >&2\nkill -SEGV $$\n",
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    fs::set_permissions(&wrk, fs::Permissions::from_mode(0o755)).unwrap();
+    fake_program(
+        &fake,
+        "wrk",
+        "[ \"$1\" = --version ] && { echo 'wrk 4.1.0 [fake]'; exit 1; }\necho 'wrk: boom' >&2\nkill -SEGV $$\n",
+    );
     let path = format!(
         "{}:{}",
         fake.display(),
@@ -1637,20 +1587,9 @@ fn server_of_500s() -> String {
 #[test]
 fn a_step_whose_answers_are_errors_is_invalid() {
     // Every request answered, every answer a 500: no step of it is a result.
-    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
-    let bins = bin_dir();
-    let out_dir = scratch("all-500");
+    let _heavy = heavy();
     let url = server_of_500s();
-    let out = bench_cmd(&["run", "e5", "--quick", "--target", &url])
-        .arg("--bin-dir")
-        .arg(&bins)
-        .arg("--results-dir")
-        .arg(&out_dir)
-        .output()
-        .expect("run bench");
-    let stderr = text(&out.stderr);
-    assert!(!out.status.success(), "a run of 500s passed: {stderr}");
-    let r = only_results(&out_dir);
+    let (_, r) = failing_target_run("all-500", &["run", "e5", "--quick"], &url);
     let steps = &r.servers[0].steps;
     assert_eq!(steps.len(), 3, "{steps:?}");
     for st in steps {
@@ -1664,7 +1603,6 @@ fn a_step_whose_answers_are_errors_is_invalid() {
         assert_eq!(m.errors.status, m.requests, "{m:?}");
         assert!(m.requests > 0);
     }
-    fs::remove_dir_all(&out_dir).ok();
 }
 
 #[test]
@@ -1681,33 +1619,11 @@ fn steps_picks_steps_by_id_and_refuses_an_unknown_one() {
 
 #[test]
 fn e5_with_ab_end_to_end() {
-    if !Tool::Ab.available(Path::new("")) {
-        return require::missing("bench::cli::e5_with_ab", "ab", Tool::Ab.install_hint().1);
+    if !installed(Tool::Ab, "bench::cli::e5_with_ab") {
+        return;
     }
-    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
-    let bins = bin_dir();
-    let out_dir = scratch("e5-ab");
-    let (out, seen, elapsed) = bench_in(
-        &[
-            "run",
-            "e5",
-            "--quick",
-            "--tool",
-            "ab",
-            "--servers",
-            "server-prebuilt",
-        ],
-        (&bins, &out_dir),
-        &[],
-        Duration::from_secs(180),
-    );
-    let stdout = text(&out.stdout);
-    println!("{stdout}\nin {elapsed:.1?}");
-    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
-    let names: Vec<&str> = seen.values().map(|s| s.comm.as_str()).collect();
-    assert!(names.contains(&"ab"), "{names:?}");
-    let r = only_results(&out_dir);
-    assert_eq!(r.tool, "ab");
+    let _heavy = heavy();
+    let r = tool_run(Tool::Ab, "e5", &[], Duration::from_secs(180));
     let steps = &r.servers[0].steps;
     assert_eq!(
         steps.iter().map(|s| s.step.as_str()).collect::<Vec<_>>(),
@@ -1727,5 +1643,4 @@ fn e5_with_ab_end_to_end() {
             "{m:?}"
         );
     }
-    fs::remove_dir_all(&out_dir).ok();
 }

@@ -2,7 +2,8 @@
 //! file of one's own, given with `--servers-file`, then `bench list`, `bench verify --servers
 //! mine` (the conformance core group and the fairness table) and `bench run e3 --servers
 //! mine,server-hyper`. The server is a small Python one this test writes (raw sockets, one
-//! thread per connection), serving `/`, `/hello` and `/my/ip` as the contract says.
+//! thread per connection, requests read with tests/data/httpconn.py written beside it),
+//! serving `/`, `/hello` and `/my/ip` as the contract says.
 //!
 //! And what a wrong entry gets: one line on stderr naming the file and the field, exit status 2.
 //!
@@ -20,9 +21,12 @@ use bench::results::Results;
 const BENCH: &str = env!("CARGO_BIN_EXE_bench");
 
 /// The server: enough of the contract for the core checks of `/`, `/hello` and `/my/ip`, and
-/// E3's keep-alive load. `--addr HOST:PORT`, the ready line once bound, exit 0 on SIGTERM.
+/// E3's keep-alive load. `--addr HOST:PORT`, the ready line once bound, exit 0 on SIGTERM. It
+/// reads its requests with [`HTTPCONN`], written beside it.
 const SERVER: &str = r#"
 import email.utils, signal, socketserver, sys, threading
+
+from httpconn import Requests, keeps_open, parse
 
 TEXT = b"text/plain; charset=utf-8"
 BODIES = {b"/": b"." * 1024, b"/hello": b"Hello, World"}
@@ -42,33 +46,20 @@ def answer(status, body=b"", head=False, close=False, keep_alive=False, extra=b"
 
 class Handler(socketserver.BaseRequestHandler):
     def handle(self):
-        sock, buf = self.request, b""
+        sock = self.request
+        requests = Requests(sock)
         while True:
-            while b"\r\n\r\n" not in buf:
-                data = sock.recv(65536)
-                if not data:
-                    return
-                buf += data
-            head, buf = buf.split(b"\r\n\r\n", 1)
-            lines = head.split(b"\r\n")
-            parts = lines[0].split(b" ")
+            head = requests.head()
+            if head is None:
+                return
+            parts, fields = parse(head)
             if len(parts) != 3 or parts[2] not in (b"HTTP/1.0", b"HTTP/1.1"):
                 sock.sendall(answer(400, close=True))
                 return
             method, target, version = parts
-            fields = {}
-            for line in lines[1:]:
-                name, _, value = line.partition(b":")
-                fields.setdefault(name.strip().lower(), value.strip())
-            length = int(fields.get(b"content-length", b"0") or b"0")
-            while len(buf) < length:
-                data = sock.recv(65536)
-                if not data:
-                    return
-                buf += data
-            buf = buf[length:]
-            connection = fields.get(b"connection", b"").lower()
-            close = connection == b"close" or (version == b"HTTP/1.0" and connection != b"keep-alive")
+            if not requests.skip_body(int(fields.get(b"content-length", b"0") or b"0")):
+                return
+            close = not keeps_open(version, fields)
             keep_alive = version == b"HTTP/1.0" and not close
             if target.startswith(b"http://"):
                 target = b"/" + target.split(b"/", 3)[3] if target.count(b"/") >= 3 else b"/"
@@ -105,6 +96,9 @@ def main():
 
 main()
 "#;
+
+/// The request reading the test's Python servers share (tests/data/status500.py too).
+const HTTPCONN: &str = include_str!("data/httpconn.py");
 
 /// The entry for it, as a user writes it in a file of their own.
 fn entry(script: &Path) -> String {
@@ -160,13 +154,14 @@ fn python(test: &str) -> bool {
     false
 }
 
-/// A fresh folder holding the server script.
+/// A fresh folder holding the server script (and the module it imports).
 fn scratch(name: &str) -> (PathBuf, PathBuf) {
     let dir = std::env::temp_dir().join(format!("bench-own-{}-{name}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).expect("create a scratch folder");
     let script = dir.join("mine.py");
     fs::write(&script, SERVER).expect("write the server");
+    fs::write(dir.join("httpconn.py"), HTTPCONN).expect("write the server's module");
     (dir, script)
 }
 

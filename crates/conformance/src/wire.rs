@@ -474,6 +474,93 @@ impl Conn {
     }
 }
 
+/// Reads `count` responses from a blocking `stream`, whose own read timeout bounds each read
+/// (a test's `TcpStream`, for one); `head(i)` says whether the `i`-th answers a HEAD.
+///
+/// `buf` holds bytes already received and keeps what follows the last response, for a check
+/// that nothing does or for the next call. A close completes a close-delimited body; a reset
+/// after some bytes counts as the close, as in [`Conn`].
+pub fn read_responses(
+    stream: &mut impl Read,
+    buf: &mut Vec<u8>,
+    count: usize,
+    head: impl Fn(usize) -> bool,
+) -> Result<Vec<Response>, WireError> {
+    let mut out = Vec::with_capacity(count);
+    let mut chunk = [0u8; 16 * 1024];
+    let mut eof = false;
+    while out.len() < count {
+        match parse_response(buf, head(out.len()), eof) {
+            Ok(Some((response, used))) => {
+                buf.drain(..used);
+                out.push(response);
+                continue;
+            }
+            Ok(None) if eof => {
+                return Err(WireError::Closed {
+                    received: std::mem::take(buf),
+                });
+            }
+            Ok(None) => {}
+            Err(reason) => {
+                return Err(WireError::Malformed {
+                    reason,
+                    received: std::mem::take(buf),
+                });
+            }
+        }
+        match stream.read(&mut chunk) {
+            Ok(0) => eof = true,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Err(WireError::Timeout {
+                    received: std::mem::take(buf),
+                });
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::ConnectionReset | io::ErrorKind::ConnectionAborted
+                ) && !buf.is_empty() =>
+            {
+                eof = true;
+            }
+            Err(error) => {
+                return Err(WireError::Read {
+                    error,
+                    received: std::mem::take(buf),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// [`read_responses`] from an empty buffer that must stay empty: exactly `count` responses
+/// and nothing after them in what was read, the stream's counterpart of [`parse_exact`].
+pub fn read_exact(
+    stream: &mut impl Read,
+    count: usize,
+    head: impl Fn(usize) -> bool,
+) -> Result<Vec<Response>, WireError> {
+    let mut rest = Vec::new();
+    let all = read_responses(stream, &mut rest, count, head)?;
+    if rest.is_empty() {
+        Ok(all)
+    } else {
+        Err(WireError::Malformed {
+            reason: format!("{} bytes after the {count} responses", rest.len()),
+            received: rest,
+        })
+    }
+}
+
 /// Connects, writes `request`, reads one response, then waits up to `close_wait` for the close.
 ///
 /// Returns the response and whether the server closed the connection within that wait.
@@ -528,6 +615,70 @@ mod tests {
         let raw = b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\n";
         let (r, used) = parse_response(raw, true, false).unwrap().unwrap();
         assert_eq!((r.body.len(), used), (0, raw.len()));
+    }
+
+    #[test]
+    fn reads_responses_from_a_stream_in_pieces() {
+        /// Hands out its bytes a few at a time, then EOF.
+        struct Trickle(Vec<u8>);
+        impl Read for Trickle {
+            fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+                let n = self.0.len().min(out.len()).min(3);
+                out[..n].copy_from_slice(&self.0[..n]);
+                self.0.drain(..n);
+                Ok(n)
+            }
+        }
+        let two =
+            b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhelloHTTP/1.1 204 No Content\r\n\r\n";
+        let mut next = two.to_vec();
+        next.extend_from_slice(b"HTTP/1.0 200 OK\r\n\r\nuntil the close");
+        let mut stream = Trickle(next);
+        let mut buf = b"HT".to_vec();
+        stream.0.drain(..2);
+        let got = read_responses(&mut stream, &mut buf, 2, |_| false).unwrap();
+        assert_eq!(
+            got.iter()
+                .map(|r| (r.status, r.body.as_slice()))
+                .collect::<Vec<_>>(),
+            [(200, &b"hello"[..]), (204, &b""[..])]
+        );
+        assert_eq!([got[0].raw.as_slice(), &got[1].raw].concat(), two);
+        let last = read_responses(&mut stream, &mut buf, 1, |_| false).unwrap();
+        assert_eq!(
+            (last[0].version, &last[0].body[..]),
+            (0, &b"until the close"[..])
+        );
+        assert!(buf.is_empty());
+
+        // HEAD: no body follows whatever the length says.
+        let mut stream = Trickle(b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\n".to_vec());
+        let got = read_responses(&mut stream, &mut Vec::new(), 1, |i| i == 0).unwrap();
+        assert!(got[0].body.is_empty());
+
+        let cut = b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhel";
+        let e = read_responses(&mut Trickle(cut.to_vec()), &mut Vec::new(), 1, |_| false);
+        assert!(
+            matches!(&e, Err(WireError::Closed { received }) if received == cut),
+            "{e:?}"
+        );
+        let e = read_responses(
+            &mut Trickle(b"SMTP\r\n\r\n".to_vec()),
+            &mut Vec::new(),
+            1,
+            |_| false,
+        );
+        assert!(matches!(e, Err(WireError::Malformed { .. })), "{e:?}");
+
+        // Exactly: what follows the responses, in what was read, is an error.
+        let one = b"HTTP/1.1 204 No Content\r\n\r\n";
+        let got = read_exact(&mut Trickle(one.to_vec()), 1, |_| false).unwrap();
+        assert_eq!(got[0].raw, one);
+        let e = read_exact(&mut &b"HTTP/1.1 204 No Content\r\n\r\nX"[..], 1, |_| false);
+        assert!(
+            matches!(&e, Err(WireError::Malformed { received, .. }) if received == b"X"),
+            "{e:?}"
+        );
     }
 
     #[test]

@@ -10,8 +10,11 @@
 # `Connection: close` (answered with `connection: close`, then closed); an HTTP/1.0 one is
 # closed after the answer unless the request says `Connection: keep-alive`, which is
 # answered with `connection: keep-alive` (as `ab -k` needs). Prints `listening on
-# http://ADDR` once bound, and the number of 200 and 500 answers on SIGINT or SIGTERM.
+# http://ADDR` once bound, and the number of 200 and 500 answers on SIGINT or SIGTERM. Reads
+# its requests with `httpconn.py`, beside it.
 import itertools, signal, socket, sys, threading, time
+
+from httpconn import Requests, keeps_open, parse
 
 every = int(sys.argv[1]) if len(sys.argv) > 1 else 1
 delay = (int(sys.argv[2]) if len(sys.argv) > 2 else 0) / 1000.0
@@ -20,18 +23,12 @@ lock = threading.Lock()
 answered = {200: 0, 500: 0}
 
 def answer(head):
-    lines = head.split(b"\r\n")
-    version = lines[0].rsplit(b" ", 1)[-1]
-    tokens = set()
-    for line in lines[1:]:
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"connection":
-            tokens |= {t.strip().lower() for t in value.split(b",")}
+    words, fields = parse(head)
+    version = words[-1]
+    keep = keeps_open(version, fields)
     if version == b"HTTP/1.0":
-        keep = b"keep-alive" in tokens
         extra = b"connection: keep-alive\r\n" if keep else b""
     else:
-        keep = b"close" not in tokens
         extra = b"" if keep else b"connection: close\r\n"
     with lock:
         i = next(counter)
@@ -44,15 +41,12 @@ def answer(head):
     return out, keep
 
 def handle(c):
-    buf = b""
+    requests = Requests(c)
     try:
         while True:
-            while b"\r\n\r\n" not in buf:
-                d = c.recv(4096)
-                if not d:
-                    return
-                buf += d
-            head, buf = buf.split(b"\r\n\r\n", 1)
+            head = requests.head()
+            if head is None:
+                return
             out, keep = answer(head)
             if delay:
                 time.sleep(delay)

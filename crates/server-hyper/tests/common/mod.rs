@@ -1,11 +1,12 @@
 //! Test support: the real `server-hyper` binary as a child process (killed on drop), a raw
-//! TCP client and a small, strict HTTP/1.x response reader.
+//! TCP client and its responses read with the conformance suite's wire parser.
 #![allow(dead_code)]
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
+use conformance::wire::excerpt;
 use serve::process::ServerProcess;
 
 /// The binary under test.
@@ -63,6 +64,9 @@ impl Server {
 }
 
 /// Reads until EOF (`true`), a reset (`true`) or the read timeout (`false`).
+///
+/// Raw bytes on purpose, not the wire parser: the callers judge the close itself and what
+/// came before it, which may be nothing or not a response at all (an HTTP/2 preface).
 pub fn read_to_close(s: &mut TcpStream) -> (Vec<u8>, bool) {
     let mut out = Vec::new();
     let mut buf = [0u8; 65536];
@@ -127,48 +131,38 @@ pub fn parse_all(mut bytes: &[u8], head_only: bool) -> Vec<Resp> {
     out
 }
 
-/// Parses one response from the start of `bytes`; returns it and the bytes it used.
+/// Parses one response from the start of `bytes` with the conformance suite's wire parser;
+/// returns it and the bytes it used.
 pub fn parse_one(bytes: &[u8], head_only: bool) -> (Resp, usize) {
-    let end = bytes
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .unwrap_or_else(|| panic!("no complete head in {:?}", String::from_utf8_lossy(bytes)));
-    let head = std::str::from_utf8(&bytes[..end]).expect("head is UTF-8");
-    let mut lines = head.split("\r\n");
-    let status_line = lines.next().unwrap().to_string();
-    let status: u16 = status_line
-        .split(' ')
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or_else(|| panic!("bad status line {status_line:?}"));
-    let headers: Vec<(String, String)> = lines
-        .map(|l| {
-            let (n, v) = l
-                .split_once(':')
-                .unwrap_or_else(|| panic!("bad field {l:?}"));
-            (n.to_ascii_lowercase(), v.trim().to_string())
-        })
-        .collect();
-    let mut r = Resp {
-        status_line,
-        status,
-        headers,
-        body: Vec::new(),
+    let parsed = conformance::wire::parse_response(bytes, head_only, false);
+    let Ok(Some((r, used))) = parsed else {
+        panic!(
+            "not one complete response: {parsed:?} in {:?}",
+            String::from_utf8_lossy(bytes)
+        );
     };
-    let len: usize = r
-        .header("content-length")
-        .expect("content-length")
-        .parse()
-        .unwrap();
-    let start = end + 4;
-    let body_len = if head_only { 0 } else { len };
+    (resp(r), used)
+}
+
+/// The test's view of a wire response: names lowercased, every answer with a `content-length`.
+fn resp(r: conformance::wire::Response) -> Resp {
+    let head = std::str::from_utf8(&r.raw[..r.head_len()]).expect("head is UTF-8");
+    let status_line = head.split("\r\n").next().unwrap_or_default().to_string();
+    let r = Resp {
+        status_line,
+        status: r.status,
+        headers: r
+            .headers
+            .into_iter()
+            .map(|(n, v)| (n.to_ascii_lowercase(), v))
+            .collect(),
+        body: r.body,
+    };
     assert!(
-        bytes.len() >= start + body_len,
-        "short body: {:?}",
-        String::from_utf8_lossy(bytes)
+        r.header("content-length").is_some(),
+        "no content-length: {r:?}"
     );
-    r.body = bytes[start..start + body_len].to_vec();
-    (r, start + body_len)
+    r
 }
 
 /// Sends one request on `s` and reads exactly one response (keeping the connection).
@@ -185,47 +179,9 @@ pub fn read_one(s: &mut TcpStream, head_only: bool) -> Resp {
 /// Reads exactly `n` responses from `s` (pipelined answers may arrive in one segment), and
 /// asserts nothing follows them in what was read.
 pub fn read_n(s: &mut TcpStream, n: usize, head_only: bool) -> Vec<Resp> {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 65536];
-    loop {
-        if let Some(want) = complete_len(&buf, n, head_only) {
-            assert_eq!(buf.len(), want, "bytes after the responses");
-            let mut out = Vec::new();
-            let mut at = 0;
-            for _ in 0..n {
-                let (r, used) = parse_one(&buf[at..], head_only);
-                out.push(r);
-                at += used;
-            }
-            return out;
-        }
-        let got = s.read(&mut chunk).expect("read response");
-        assert!(
-            got > 0,
-            "closed before {n} full responses: {:?}",
-            String::from_utf8_lossy(&buf)
-        );
-        buf.extend_from_slice(&chunk[..got]);
-    }
-}
-
-/// The length of the first `n` complete responses in `buf`, if they are all there.
-fn complete_len(buf: &[u8], n: usize, head_only: bool) -> Option<usize> {
-    let mut at = 0;
-    for _ in 0..n {
-        let end = at + buf[at..].windows(4).position(|w| w == b"\r\n\r\n")?;
-        let head = String::from_utf8_lossy(&buf[at..end]).to_ascii_lowercase();
-        let len: usize = head
-            .lines()
-            .find_map(|l| l.strip_prefix("content-length:"))
-            .map(|v| v.trim().parse().unwrap())
-            .unwrap_or(0);
-        at = end + 4 + if head_only { 0 } else { len };
-        if buf.len() < at {
-            return None;
-        }
-    }
-    Some(at)
+    let all = conformance::wire::read_exact(s, n, |_| head_only)
+        .unwrap_or_else(|e| panic!("{n} responses: {e}: {}", excerpt(e.received(), 500)));
+    all.into_iter().map(resp).collect()
 }
 
 /// `GET path` as an HTTP/1.1 request with a Host field.

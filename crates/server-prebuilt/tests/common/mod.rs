@@ -6,6 +6,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::Command;
 use std::time::Duration;
 
+use conformance::wire::excerpt;
 use serve::process::ServerProcess;
 
 /// The server binary under test.
@@ -74,17 +75,14 @@ impl Answer {
     }
 }
 
-/// Parses one answer at the start of `buf` with the conformance suite's wire parser: the
-/// answer and its length, or `None` if it is not all there yet. `head`: the request was HEAD
-/// (no body follows). Every answer of this server must carry `content-length`.
-pub fn parse_answer(buf: &[u8], head: bool) -> Option<(Answer, usize)> {
-    let (r, n) =
-        conformance::wire::parse_response(buf, head, false).expect("a well-formed answer")?;
+/// The test's view of a wire response. Every answer of this server must carry
+/// `content-length`.
+fn answer(r: conformance::wire::Response) -> Answer {
     assert!(
         r.header("content-length").is_some(),
         "no content-length: {r:?}"
     );
-    let answer = Answer {
+    Answer {
         code: r.status,
         version: r.version,
         fields: r
@@ -93,42 +91,16 @@ pub fn parse_answer(buf: &[u8], head: bool) -> Option<(Answer, usize)> {
             .map(|(k, v)| (k.to_ascii_lowercase(), v))
             .collect(),
         body: r.body,
-    };
-    Some((answer, n))
+    }
 }
 
-/// Reads `count` answers (GET-framed unless `heads` says otherwise) from `s`.
+/// Reads `count` answers (GET-framed unless `heads` says otherwise) from `s`, and asserts
+/// nothing follows them in what was read.
 pub fn read_answers(s: &mut TcpStream, count: usize, heads: &[bool]) -> Vec<Answer> {
-    let mut buf = Vec::new();
-    let mut all = Vec::new();
-    let mut chunk = [0u8; 65536];
-    while all.len() < count {
-        loop {
-            let head = heads.get(all.len()).copied().unwrap_or(false);
-            match parse_answer(&buf, head) {
-                Some((a, n)) => {
-                    buf.drain(..n);
-                    all.push(a);
-                    if all.len() == count {
-                        break;
-                    }
-                }
-                None => break,
-            }
-        }
-        if all.len() == count {
-            break;
-        }
-        let n = s.read(&mut chunk).expect("read an answer");
-        assert!(n > 0, "closed after {} answers", all.len());
-        buf.extend_from_slice(&chunk[..n]);
-    }
-    assert!(
-        buf.is_empty(),
-        "extra bytes: {:?}",
-        String::from_utf8_lossy(&buf)
-    );
-    all
+    let head = |i: usize| heads.get(i).copied().unwrap_or(false);
+    let all = conformance::wire::read_exact(s, count, head)
+        .unwrap_or_else(|e| panic!("{count} answers: {e}: {}", excerpt(e.received(), 500)));
+    all.into_iter().map(answer).collect()
 }
 
 /// Whether the server closes `s` (EOF or reset) within `limit`, reading and discarding.

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Command, Stdio};
 
@@ -240,24 +240,27 @@ pub fn listeners_of(pid: i32, port: u16) -> BTreeSet<u64> {
 }
 
 /// One `GET path` on a new connection with `connection: close`: the whole answer, or the error
-/// that ended it (connect, write, read, or an answer that is not a 200).
+/// that ended it (connect, write, read, an answer that is not a 200, or no close after it).
 pub fn get_once(addr: SocketAddr, path: &str, timeout: Duration) -> Result<Vec<u8>, String> {
-    let mut s = TcpStream::connect_timeout(&addr, timeout).map_err(|e| format!("connect: {e}"))?;
-    s.set_read_timeout(Some(timeout))
-        .map_err(|e| e.to_string())?;
-    s.set_nodelay(true).map_err(|e| e.to_string())?;
     let req = format!("GET {path} HTTP/1.1\r\nhost: test\r\nconnection: close\r\n\r\n");
-    s.write_all(req.as_bytes())
-        .map_err(|e| format!("write: {e}"))?;
-    let mut answer = Vec::new();
-    s.read_to_end(&mut answer)
-        .map_err(|e| format!("read: {e}"))?;
-    if answer.starts_with(b"HTTP/1.1 200 OK\r\n") {
-        Ok(answer)
-    } else if answer.is_empty() {
-        Err("closed without an answer".into())
+    // Waiting for the server's close leaves the TIME_WAIT on its side, as a client that reads
+    // to the end would: thousands of these in a row must not use up the client's ports.
+    let (answer, closed) =
+        conformance::wire::exchange(addr, req.as_bytes(), false, timeout, timeout).map_err(
+            |e| match e.received() {
+                [] => e.to_string(),
+                got => format!("{e}: {:?}", String::from_utf8_lossy(got)),
+            },
+        )?;
+    if !answer.raw.starts_with(b"HTTP/1.1 200 OK\r\n") {
+        Err(format!(
+            "answer: {:?}",
+            String::from_utf8_lossy(&answer.raw)
+        ))
+    } else if !closed {
+        Err("not closed after the answer".into())
     } else {
-        Err(format!("answer: {:?}", String::from_utf8_lossy(&answer)))
+        Ok(answer.raw)
     }
 }
 

@@ -16,9 +16,10 @@
 //! is in both counts, so Length failures beyond the non-2xx answers land in `errors.other`
 //! and the rest are taken to be those answers; the run's notes say so.
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::time::Duration;
+
+use conformance::wire::Conn;
 
 use crate::results::{Errors, Latency, Run};
 
@@ -229,22 +230,30 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
 /// Whether the server at `addr` honours ab's HTTP/1.0 keep-alive on `/hello`: an HTTP/1.0
 /// request with `Connection: keep-alive` must be answered with `connection: keep-alive` and
 /// a `content-length`, and a second request on the same connection must be answered too.
-/// `Err` says which part failed. Each read and write waits at most 2 s.
+/// `Err` says which part failed. Each connect, write and answer waits at most 2 s.
 pub fn ab_keepalive_ok(addr: SocketAddr) -> Result<(), String> {
-    let timeout = Duration::from_secs(2);
-    let mut s = TcpStream::connect_timeout(&addr, timeout)
+    let mut conn = Conn::connect(addr, Duration::from_secs(2))
         .map_err(|e| format!("cannot connect to {addr}: {e}"))?;
-    s.set_read_timeout(Some(timeout))
-        .and_then(|()| s.set_write_timeout(Some(timeout)))
-        .map_err(|e| format!("cannot set timeouts: {e}"))?;
     let request = format!("GET /hello HTTP/1.0\r\nHost: {addr}\r\nConnection: Keep-Alive\r\n\r\n");
-    let mut buf = Vec::new();
     for which in ["first", "second"] {
-        s.write_all(request.as_bytes())
+        conn.send(request.as_bytes())
             .map_err(|e| format!("cannot send the {which} request: {e}"))?;
-        let head = read_response(&mut s, &mut buf)
+        let answer = conn
+            .read_response(false)
             .map_err(|e| format!("the {which} HTTP/1.0 keep-alive request: {e}"))?;
-        if which == "first" && !head.keep_alive {
+        // Without a length the body runs to the close (and was read to it): ab -k cannot
+        // tell where one answer ends.
+        if answer.header("content-length").is_none() {
+            return Err(format!(
+                "the {which} HTTP/1.0 keep-alive request: a response without content-length \
+                 (ab -k needs the length)"
+            ));
+        }
+        let keep_alive = answer
+            .headers_named("connection")
+            .flat_map(|v| v.split(','))
+            .any(|t| t.trim().eq_ignore_ascii_case("keep-alive"));
+        if which == "first" && !keep_alive {
             return Err(
                 "the answer to an HTTP/1.0 request with Connection: keep-alive has no \
                  `connection: keep-alive`: ab -k would reconnect for every request"
@@ -255,72 +264,9 @@ pub fn ab_keepalive_ok(addr: SocketAddr) -> Result<(), String> {
     Ok(())
 }
 
-struct Head {
-    keep_alive: bool,
-}
-
-/// Reads one response (head and `content-length` body) from `s`, leaving what follows it in
-/// `buf`.
-fn read_response(s: &mut TcpStream, buf: &mut Vec<u8>) -> Result<Head, String> {
-    let mut chunk = [0u8; 4096];
-    let head_end = loop {
-        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i + 4;
-        }
-        if buf.len() > 64 * 1024 {
-            return Err("a response head longer than 64 KiB".into());
-        }
-        let n = s.read(&mut chunk).map_err(|e| format!("no answer: {e}"))?;
-        if n == 0 {
-            return Err(if buf.is_empty() {
-                "the server closed the connection without an answer".into()
-            } else {
-                "the server closed the connection in the middle of a response head".into()
-            });
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    };
-    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
-    let mut lines = head.split("\r\n");
-    let status = lines.next().unwrap_or("");
-    if !status.starts_with("HTTP/1.") {
-        return Err(format!("not an HTTP/1.x response: {status:?}"));
-    }
-    let mut keep_alive = false;
-    let mut length = None;
-    for line in lines {
-        let Some((name, value)) = line.split_once(':') else {
-            continue;
-        };
-        let (name, value) = (name.trim(), value.trim());
-        if name.eq_ignore_ascii_case("connection") {
-            keep_alive = value
-                .split(',')
-                .any(|t| t.trim().eq_ignore_ascii_case("keep-alive"));
-        } else if name.eq_ignore_ascii_case("content-length") {
-            length = Some(
-                value
-                    .parse::<usize>()
-                    .map_err(|_| format!("a content-length that is not a number: {value:?}"))?,
-            );
-        }
-    }
-    let length = length.ok_or("a response without content-length (ab -k needs the length)")?;
-    while buf.len() < head_end + length {
-        let n = s
-            .read(&mut chunk)
-            .map_err(|e| format!("body cut short: {e}"))?;
-        if n == 0 {
-            return Err("the server closed the connection in the middle of a body".into());
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    }
-    buf.drain(..head_end + length);
-    Ok(Head { keep_alive })
-}
-
 #[cfg(test)]
 mod tests {
+    use std::io::{Read, Write};
     use std::net::TcpListener;
     use std::path::Path;
     use std::thread;
@@ -544,12 +490,13 @@ mod tests {
         ))
         .unwrap_err();
         assert!(e.contains("no `connection: keep-alive`"), "{e}");
-        let e = ab_keepalive_ok(serve(
-            2,
-            |_| "HTTP/1.0 200 OK\r\nconnection: keep-alive\r\n\r\nhello",
-        ))
-        .unwrap_err();
+        // Without a length the body runs to the close, which ends it.
+        let no_length = |_| "HTTP/1.0 200 OK\r\nconnection: keep-alive\r\n\r\nhello";
+        let e = ab_keepalive_ok(serve(1, no_length)).unwrap_err();
         assert!(e.contains("without content-length"), "{e}");
+        // Or it never ends: the answer is incomplete when the 2 s are up.
+        let e = ab_keepalive_ok(serve(2, no_length)).unwrap_err();
+        assert!(e.contains("first") && e.contains("timed out"), "{e}");
         // Announces keep-alive, then closes.
         let e = ab_keepalive_ok(serve(1, |_| KA)).unwrap_err();
         assert!(e.starts_with("the second"), "{e}");
