@@ -76,6 +76,50 @@ pub struct Experiment {
     /// Whether each server's answers are verified (one plain `GET` per endpoint) before any
     /// load, and the report shows them (E6, as TechEmpower does).
     pub verify_first: bool,
+    /// Its columns in the README's headline table (`report::headline`), in order; empty for
+    /// none.
+    pub headline: &'static [Headline],
+    /// Where its servers come in the headline table's rows: a server's row comes with the
+    /// first experiment, lowest rank first, that gives it a figure (so the one with the most
+    /// servers, E5, sets most of the order, Rust variants before peers).
+    pub headline_rank: u8,
+}
+
+/// Which step of an experiment a headline column reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pick {
+    /// The step with this id.
+    Step(&'static str),
+    /// The valid step with the highest requests/s on the endpoint (TechEmpower's "best").
+    Best,
+    /// A ladder of offered rates (E7): the highest rate the server kept up with.
+    KeptUp,
+}
+
+/// What a headline column shows of the run it picked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Figure {
+    /// Requests per second.
+    RequestsPerS,
+    /// Server CPU time per request, µs.
+    CpuUsPerRequest,
+    /// The offered rate kept up with, requests/s ([`Pick::KeptUp`]).
+    OfferedRate,
+}
+
+/// One column an experiment gives the README's headline table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Headline {
+    /// The request target.
+    pub endpoint: &'static str,
+    /// Which step.
+    pub pick: Pick,
+    /// Which figure of it.
+    pub figure: Figure,
+    /// The column's head.
+    pub head: &'static str,
+    /// What the column is, for the line under the table.
+    pub says: &'static str,
 }
 
 /// What an experiment's report shows beyond what every report has (the header, the
@@ -629,6 +673,14 @@ pub const ALL: [Experiment; 7] = [
         ],
         runtime_note: false,
         verify_first: false,
+        headline: &[Headline {
+            endpoint: "/api/hello",
+            pick: Pick::Step("c100"),
+            figure: Figure::RequestsPerS,
+            head: "E1 req/s",
+            says: "E1 `/api/hello`, 100 keep-alive connections",
+        }],
+        headline_rank: 3,
     },
     Experiment {
         id: "e2",
@@ -656,6 +708,8 @@ pub const ALL: [Experiment; 7] = [
         run_notes: &[],
         runtime_note: false,
         verify_first: false,
+        headline: &[],
+        headline_rank: 5,
     },
     Experiment {
         id: "e3",
@@ -681,6 +735,23 @@ pub const ALL: [Experiment; 7] = [
         run_notes: &[],
         runtime_note: false,
         verify_first: false,
+        headline: &[
+            Headline {
+                endpoint: "/",
+                pick: Pick::Step("c100"),
+                figure: Figure::RequestsPerS,
+                head: "E3 req/s",
+                says: "E3 `/`, 100 keep-alive connections",
+            },
+            Headline {
+                endpoint: "/",
+                pick: Pick::Step("c100"),
+                figure: Figure::CpuUsPerRequest,
+                head: "E3 CPU µs/req",
+                says: "the server's CPU time per request in that step",
+            },
+        ],
+        headline_rank: 1,
     },
     Experiment {
         id: "e4",
@@ -715,6 +786,8 @@ pub const ALL: [Experiment; 7] = [
         run_notes: &[],
         runtime_note: true,
         verify_first: false,
+        headline: &[],
+        headline_rank: 6,
     },
     Experiment {
         id: "e5",
@@ -739,6 +812,23 @@ pub const ALL: [Experiment; 7] = [
         run_notes: &[],
         runtime_note: false,
         verify_first: false,
+        headline: &[
+            Headline {
+                endpoint: "/hello",
+                pick: Pick::Step("c100"),
+                figure: Figure::RequestsPerS,
+                head: "E5 req/s",
+                says: "E5 `/hello`, 100 HTTP/1.0 keep-alive connections",
+            },
+            Headline {
+                endpoint: "/hello",
+                pick: Pick::Step("c100"),
+                figure: Figure::CpuUsPerRequest,
+                head: "E5 CPU µs/req",
+                says: "the server's CPU time per request in that step",
+            },
+        ],
+        headline_rank: 0,
     },
     Experiment {
         id: "e6",
@@ -760,6 +850,14 @@ pub const ALL: [Experiment; 7] = [
         run_notes: &[],
         runtime_note: false,
         verify_first: true,
+        headline: &[Headline {
+            endpoint: "/hello",
+            pick: Pick::Best,
+            figure: Figure::RequestsPerS,
+            head: "E6 plaintext req/s",
+            says: "E6 `/hello` pipelined 16 deep, the best of its connection counts",
+        }],
+        headline_rank: 2,
     },
     Experiment {
         id: "e7",
@@ -778,6 +876,14 @@ pub const ALL: [Experiment; 7] = [
         run_notes: &[],
         runtime_note: false,
         verify_first: false,
+        headline: &[Headline {
+            endpoint: "/hello",
+            pick: Pick::KeptUp,
+            figure: Figure::OfferedRate,
+            head: "E7 kept up with, req/s",
+            says: "E7 `/hello`, the highest offered rate the server kept up with (`≥`: its ladder ended before it fell behind)",
+        }],
+        headline_rank: 4,
     },
 ];
 

@@ -3,7 +3,8 @@
 //!
 //! `bench report docs/results --readme README.md` rewrites the text between [`BEGIN`] and
 //! [`END`] in the README and leaves every other byte of it alone; run twice, the second run
-//! changes nothing. The columns are fixed ([`COLUMNS`]); a column whose experiment has no
+//! changes nothing. The columns are the experiments' own ([`columns`], declared in `experiment.rs` beside
+//! their steps); a column whose experiment has no
 //! results file, or whose step no server measured validly, is left out, so E7's column
 //! appears once an `e7` results file is there.
 //!
@@ -25,109 +26,46 @@ pub const BEGIN: &str = "<!-- bench:headline -->";
 /// The line after it.
 pub const END: &str = "<!-- /bench:headline -->";
 
-/// Which step of an experiment a column reads.
-#[derive(Clone, Copy, Debug)]
-pub enum Pick {
-    /// The step with this id.
-    Step(&'static str),
-    /// The valid step with the highest requests/s on the endpoint (TechEmpower's "best").
-    Best,
-    /// A ladder of offered rates (E7): the highest rate the server kept up with.
-    KeptUp,
-}
+pub use crate::experiment::{Figure, Headline, Pick};
 
-/// What a column shows of the run it picked.
-#[derive(Clone, Copy, Debug)]
-pub enum Figure {
-    /// Requests per second.
-    RequestsPerS,
-    /// Server CPU time per request, µs.
-    CpuUsPerRequest,
-    /// The offered rate kept up with, requests/s ([`Pick::KeptUp`]).
-    OfferedRate,
-}
-
-/// One column of the headline table.
+/// One column of the headline table: a [`Headline`] an experiment declares in
+/// `experiment.rs`, with that experiment's id.
 #[derive(Clone, Copy, Debug)]
 pub struct Column {
     /// The experiment (`e3`).
     pub experiment: &'static str,
-    /// The request target.
-    pub endpoint: &'static str,
-    /// Which step.
-    pub pick: Pick,
-    /// Which figure of it.
-    pub figure: Figure,
-    /// The column's head.
-    pub head: &'static str,
-    /// What the column is, for the line under the table.
-    pub says: &'static str,
+    /// The column it declares.
+    pub headline: &'static Headline,
 }
 
-/// The columns, in order.
-pub const COLUMNS: &[Column] = &[
-    Column {
-        experiment: "e1",
-        endpoint: "/api/hello",
-        pick: Pick::Step("c100"),
-        figure: Figure::RequestsPerS,
-        head: "E1 req/s",
-        says: "E1 `/api/hello`, 100 keep-alive connections",
-    },
-    Column {
-        experiment: "e3",
-        endpoint: "/",
-        pick: Pick::Step("c100"),
-        figure: Figure::RequestsPerS,
-        head: "E3 req/s",
-        says: "E3 `/`, 100 keep-alive connections",
-    },
-    Column {
-        experiment: "e3",
-        endpoint: "/",
-        pick: Pick::Step("c100"),
-        figure: Figure::CpuUsPerRequest,
-        head: "E3 CPU µs/req",
-        says: "the server's CPU time per request in that step",
-    },
-    Column {
-        experiment: "e5",
-        endpoint: "/hello",
-        pick: Pick::Step("c100"),
-        figure: Figure::RequestsPerS,
-        head: "E5 req/s",
-        says: "E5 `/hello`, 100 HTTP/1.0 keep-alive connections",
-    },
-    Column {
-        experiment: "e5",
-        endpoint: "/hello",
-        pick: Pick::Step("c100"),
-        figure: Figure::CpuUsPerRequest,
-        head: "E5 CPU µs/req",
-        says: "the server's CPU time per request in that step",
-    },
-    Column {
-        experiment: "e6",
-        endpoint: "/hello",
-        pick: Pick::Best,
-        figure: Figure::RequestsPerS,
-        head: "E6 plaintext req/s",
-        says: "E6 `/hello` pipelined 16 deep, the best of its connection counts",
-    },
-    Column {
-        experiment: "e7",
-        endpoint: "/hello",
-        pick: Pick::KeptUp,
-        figure: Figure::OfferedRate,
-        head: "E7 kept up with, req/s",
-        says: "E7 `/hello`, the highest offered rate the server kept up with (`≥`: its ladder ended before it fell behind)",
-    },
-];
+impl std::ops::Deref for Column {
+    type Target = Headline;
 
-/// The order in which the sources are read for the rows: a server's row comes where it
-/// first appears (Rust variants first, then the peers), so the experiment with the most
-/// servers sets most of the order.
-const ROW_ORDER: &[&str] = &["e5", "e3", "e6", "e1", "e7", "e2", "e4"];
+    fn deref(&self) -> &Headline {
+        self.headline
+    }
+}
+
+/// Every experiment's headline columns, in the experiments' order.
+pub fn columns() -> Vec<Column> {
+    crate::experiment::ALL
+        .iter()
+        .flat_map(|e| {
+            e.headline.iter().map(move |h| Column {
+                experiment: e.id,
+                headline: h,
+            })
+        })
+        .collect()
+}
+
+/// The experiments' ids in the order their servers take rows
+/// ([`crate::experiment::Experiment::headline_rank`]).
+fn row_order() -> Vec<&'static str> {
+    let mut all: Vec<_> = crate::experiment::ALL.iter().collect();
+    all.sort_by_key(|e| e.headline_rank);
+    all.iter().map(|e| e.id).collect()
+}
 
 /// Why the README could not be rewritten.
 #[derive(Debug)]
@@ -229,8 +167,8 @@ pub fn newest(paths: &[PathBuf]) -> Result<Vec<Source>, HeadlineError> {
 pub fn block(sources: &[Source], readme_dir: &Path) -> String {
     let source = |exp: &str| sources.iter().find(|s| s.results.experiment == exp);
     // The columns that have a source and at least one figure in it.
-    let columns: Vec<&Column> = COLUMNS
-        .iter()
+    let columns: Vec<Column> = columns()
+        .into_iter()
         .filter(|c| {
             source(c.experiment).is_some_and(|s| {
                 s.results
@@ -242,12 +180,12 @@ pub fn block(sources: &[Source], readme_dir: &Path) -> String {
         .collect();
     let mut rows: Vec<&ServerResult> = Vec::new();
     for kind in [ServerKind::Rust, ServerKind::Peer] {
-        for exp in ROW_ORDER {
+        for exp in row_order() {
             let Some(src) = source(exp) else { continue };
             for s in src.results.servers.iter().filter(|s| s.kind == kind) {
                 let shown = columns
                     .iter()
-                    .any(|c| c.experiment == *exp && !matches!(cell(s, c), Cell::NotRun));
+                    .any(|c| c.experiment == exp && !matches!(cell(s, c), Cell::NotRun));
                 if shown && !rows.iter().any(|r| r.name == s.name) {
                     rows.push(s);
                 }
