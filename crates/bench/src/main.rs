@@ -152,8 +152,10 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
                 say!("{}: headline table {what}", readme.display());
                 return Ok(());
             }
+            // The reports say which servers' code changed since each run: git asked here.
+            let root = manifest::workspace_root();
             if let Some(out) = &a.html {
-                bench::report::write_html(&a.files, out)?;
+                bench::report::write_html(&a.files, out, Some(&root))?;
                 say!("{}: {} results file(s)", out.display(), a.files.len());
                 return Ok(());
             }
@@ -163,7 +165,7 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
                     say!("{}: {}", file.display(), md.display());
                     continue;
                 }
-                let (md, svg) = bench::report::write_beside(file)?;
+                let (md, svg) = bench::report::write_beside(file, Some(&root))?;
                 say!("{}: {} and {}", file.display(), md.display(), svg.display());
             }
             Ok(())

@@ -649,7 +649,7 @@ fn quick_e4_has_the_probe_on_every_scenario_step_and_the_baseline() {
         .unwrap()
         .unwrap()
         .path();
-    let (md, _) = bench::report::write_beside(&json).unwrap();
+    let (md, _) = bench::report::write_beside(&json, None).unwrap();
     let md = fs::read_to_string(md).unwrap();
     assert!(md.contains("## The probe: `/api/hello` beside each scenario's load"));
     assert!(md.contains("| no load (baseline) |"));

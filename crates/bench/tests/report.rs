@@ -353,7 +353,7 @@ fn write_beside_writes_md_and_svg() {
     fs::create_dir_all(&dir).unwrap();
     let json = dir.join("e3-20261129T224000Z.json");
     fs::copy(data("results-e3.json"), &json).unwrap();
-    let (md, svg) = write_beside(&json).unwrap();
+    let (md, svg) = write_beside(&json, None).unwrap();
     assert_eq!(md, dir.join("e3-20261129T224000Z.md"));
     assert_eq!(svg, dir.join("e3-20261129T224000Z.svg"));
     let r = load("results-e3.json");
@@ -361,7 +361,7 @@ fn write_beside_writes_md_and_svg() {
     assert_eq!(fs::read_to_string(&svg).unwrap(), svg_string(&r));
     // A file that is not results is an error, not a panic.
     fs::write(&json, "{\"schema\": \"other/1\"}").unwrap();
-    let e = write_beside(&json).unwrap_err();
+    let e = write_beside(&json, None).unwrap_err();
     assert!(e.to_string().contains("schema \"other/1\""), "{e}");
     fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,6 +1,7 @@
 //! The report of a results file as a [`Document`]: a header (experiment, date, machine, git
 //! revision, tool and the exact flags of a step, the command; a banner when the run is
-//! partial), a sentence on which figures are the load tool's limit rather than the server's
+//! partial; a line naming the servers whose code changed since the run, given the workspace
+//! to ask), a sentence on which figures are the load tool's limit rather than the server's
 //! and one on the machine's, then the tables the experiment declares
 //! ([`Shown::tables`](crate::experiment::Shown), shaped like its article's; a tool-bound
 //! step's requests/s marked `†`), then resources (the tool's CPU beside the server's),
@@ -8,22 +9,32 @@
 //! [report](super) module for what each table holds).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
 use crate::experiment::{At, BASELINE, Measure, PROBE_ENDPOINT, TFB_PIPELINE, Tables};
 use crate::results::{Interference, Results, Run, SOCKET_ERRORS, ServerResult, StepResult};
 use crate::step::machine::{OTHER_CPU_LIMIT, SERVER_WAIT_LIMIT, STEAL_LIMIT};
 
 use super::model::{Block, Cell, Document, Marks, Table};
+use super::stale::staleness;
 use super::{disturbed_steps, endpoints, find, shown, step_ids, thousands};
 
-/// The markdown report of `r`.
+/// The markdown report of `r`, made without a repository to ask whether its servers' code
+/// changed since (as [`markdown_at`] with `None`).
 pub fn markdown(r: &Results) -> String {
-    document(r).markdown()
+    markdown_at(r, None)
 }
 
-/// The report of `r`.
-pub(crate) fn document(r: &Results) -> Document {
+/// The markdown report of `r`; with the workspace `root`, it opens with the servers whose
+/// code changed since the run ([`stale`](super::stale)).
+pub fn markdown_at(r: &Results, root: Option<&Path>) -> String {
+    document(r, root).markdown()
+}
+
+/// The report of `r`; with the workspace `root`, it says which servers' code changed since.
+pub(crate) fn document(r: &Results, root: Option<&Path>) -> Document {
     let mut d = header(r);
+    d.changed = root.and_then(|root| staleness(r, root).line());
     tool_limit(&mut d, r);
     machine_limit(&mut d, r);
     let endpoints = endpoints(r);
@@ -580,6 +591,7 @@ fn header(r: &Results) -> Document {
         }),
         header,
         blocks: Vec::new(),
+        changed: None,
     }
 }
 

@@ -4,7 +4,8 @@
 //!
 //! Layout: a header (what the page holds, how to read the marks, links to each experiment);
 //! then one section per experiment (E1 … E5, then any other), with the article's question and
-//! load, and its runs newest first. Each run: its provenance (the report's header: date,
+//! load, and its runs newest first. Each run: which of its servers' code changed since it (given
+//! the workspace to ask git; [`stale`](super::stale)), its provenance (the report's header: date,
 //! machine, kernel, git revision, tool and exact command), the article's reported figures
 //! beside this run's for the same systems and their Rust analogues, the charts of
 //! [`chart`](super::chart) (requests/s, server CPU µs per request, peak RSS, latency
@@ -46,8 +47,9 @@ pub struct Doc {
     pub href: Option<String>,
 }
 
-/// Reads each results file and writes the page of them all to `out`.
-pub fn write_html(files: &[PathBuf], out: &Path) -> Result<(), ReportError> {
+/// Reads each results file and writes the page of them all to `out`; with the workspace
+/// `root`, each run says which of its servers' code changed since.
+pub fn write_html(files: &[PathBuf], out: &Path, root: Option<&Path>) -> Result<(), ReportError> {
     let out_dir = out.parent().map(Path::to_path_buf).unwrap_or_default();
     let same_dir = |f: &Path| {
         let dir = f.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -75,7 +77,7 @@ pub fn write_html(files: &[PathBuf], out: &Path) -> Result<(), ReportError> {
             .flatten();
         docs.push(Doc { results, href });
     }
-    let mut page = html(&docs);
+    let mut page = html_at(&docs, root);
     if !counted.is_empty() {
         let section = super::instructions::html_section(&counted);
         // After the experiments' sections, before the page's script.
@@ -103,9 +105,16 @@ fn absent_as_dot(p: &Path) -> &Path {
     }
 }
 
-/// The page of `docs`: grouped by experiment (E1 … E5, then others by id), each group's runs
-/// newest first.
+/// The page of `docs`, made without a repository to ask whether their servers' code changed
+/// since (as [`html_at`] with `None`).
 pub fn html(docs: &[Doc]) -> String {
+    html_at(docs, None)
+}
+
+/// The page of `docs`: grouped by experiment (E1 … E5, then others by id), each group's runs
+/// newest first; with the workspace `root`, each run opens with the servers whose code
+/// changed since it.
+pub fn html_at(docs: &[Doc], root: Option<&Path>) -> String {
     let mut groups: Vec<(String, Vec<&Doc>)> = Vec::new();
     for d in docs {
         let id = d.results.experiment.to_lowercase();
@@ -128,7 +137,7 @@ pub fn html(docs: &[Doc]) -> String {
     let mut body = String::new();
     intro(&mut body, &groups);
     for (id, runs) in &groups {
-        section(&mut body, id, runs);
+        section(&mut body, id, runs, root);
     }
     format!(
         r#"<!DOCTYPE html>
@@ -183,7 +192,7 @@ fn title_of(id: &str, runs: &[&Doc]) -> String {
         .unwrap_or_default()
 }
 
-fn section(out: &mut String, id: &str, runs: &[&Doc]) {
+fn section(out: &mut String, id: &str, runs: &[&Doc], root: Option<&Path>) {
     let e = experiment::find(id);
     let _ = writeln!(
         out,
@@ -205,7 +214,7 @@ fn section(out: &mut String, id: &str, runs: &[&Doc]) {
         );
     }
     for d in runs {
-        run(out, d, e);
+        run(out, d, e, root);
     }
     out.push_str("</section>\n");
 }
@@ -215,7 +224,7 @@ fn run_id(r: &Results) -> String {
     r.file_name().trim_end_matches(".json").to_string()
 }
 
-fn run(out: &mut String, d: &Doc, e: Option<&experiment::Experiment>) {
+fn run(out: &mut String, d: &Doc, e: Option<&experiment::Experiment>, root: Option<&Path>) {
     let r = &d.results;
     let _ = writeln!(
         out,
@@ -228,7 +237,10 @@ fn run(out: &mut String, d: &Doc, e: Option<&experiment::Experiment>) {
         r.repeat,
         if r.repeat == 1 { "" } else { "s" }
     );
-    let doc = document(r);
+    let doc = document(r, root);
+    if let Some(changed) = &doc.changed {
+        let _ = writeln!(out, "<p class=\"stale\">{}</p>", inline(changed));
+    }
     if let Some(why) = &doc.partial {
         let _ = writeln!(out, "<p class=\"partial\">{}</p>", inline(&partial(why)));
     }

@@ -2,7 +2,8 @@
 //! chart.
 //!
 //! [`markdown`] writes a header (experiment, date, machine, git revision, tool and the exact
-//! flags of a step, the command) and then the experiment's tables, one per endpoint where the
+//! flags of a step, the command; first, with the workspace root to ask git, which measured
+//! servers' code changed since the run: [`stale`]) and then the experiment's tables, one per endpoint where the
 //! article had one per endpoint: rows are servers (with the systems they are the analogue of),
 //! columns are steps. E1: requests/s at 100/500/1000 connections and p50/p95/p99 and the error
 //! rate at the last step; E2: requests/s, ms per request, KB/s; E3: requests/s, average
@@ -24,7 +25,7 @@
 //!
 //! Files: `model.rs` (a report as data: headings, paragraphs, lists and tables of cells
 //! with their marks; its markdown), `build.rs` (the model of a results file, from its
-//! experiment's declaration), `html.rs` (the page; with `html/`: the model as HTML, the
+//! experiment's declaration), `stale.rs` (the commits since a run to its servers' code), `html.rs` (the page; with `html/`: the model as HTML, the
 //! page's CSS and script), `svg.rs`; `chart.rs` (what a chart shows: rows, panels, cells)
 //! and `draw.rs` (a chart as SVG), which the SVG file and the page share; here, the helpers
 //! all use (which endpoints and steps a document has, number formats, the marks).
@@ -43,11 +44,12 @@ pub mod headline;
 mod html;
 pub mod instructions;
 mod model;
+pub mod stale;
 mod svg;
 
 use crate::experiment::{self, Shown};
-pub use build::markdown;
-pub use html::{Doc, html, write_html};
+pub use build::{markdown, markdown_at};
+pub use html::{Doc, html, html_at, write_html};
 pub use model::Marks;
 pub use svg::{svg, svg_string};
 
@@ -90,12 +92,16 @@ impl From<ResultsError> for ReportError {
 }
 
 /// Reads the results at `json_path` and writes `<name>.md` and `<name>.svg` beside it
-/// (`results/e3-20261129T224000Z.json` → `results/e3-20261129T224000Z.md`, `….svg`).
-pub fn write_beside(json_path: &Path) -> Result<(PathBuf, PathBuf), ReportError> {
+/// (`results/e3-20261129T224000Z.json` → `results/e3-20261129T224000Z.md`, `….svg`); with
+/// the workspace `root`, the markdown says which servers' code changed since the run.
+pub fn write_beside(
+    json_path: &Path,
+    root: Option<&Path>,
+) -> Result<(PathBuf, PathBuf), ReportError> {
     let results = Results::load(json_path)?;
     let md = json_path.with_extension("md");
     let svg_path = json_path.with_extension("svg");
-    fs::write(&md, markdown(&results)).map_err(|source| ReportError::Io {
+    fs::write(&md, markdown_at(&results, root)).map_err(|source| ReportError::Io {
         path: md.clone(),
         source,
     })?;

@@ -1,5 +1,6 @@
-//! The report of one results file as data: a title, a header of `(key, value)` lines, then
-//! blocks (headings, paragraphs, lists, tables). [`build`](super::build) makes it from the
+//! The report of one results file as data: a title, the line saying which measured servers'
+//! code changed since the run (see [`stale`](super::stale)), a header of `(key, value)` lines,
+//! then blocks (headings, paragraphs, lists, tables). [`build`](super::build) makes it from the
 //! results and the experiment's declared [`Shown`](crate::experiment::Shown);
 //! [`Document::markdown`] writes it as markdown and the page ([`html`](super::html)) as HTML,
 //! so the two say the same by construction.
@@ -17,6 +18,10 @@ use crate::results::Run;
 pub(crate) struct Document {
     /// `E3: Blazeio vs …`.
     pub title: String,
+    /// Which measured servers' code changed since the run, when any did or it cannot be told
+    /// ([`Staleness::line`](super::stale::Staleness::line)); `None` also when the report was
+    /// made without a repository to ask.
+    pub changed: Option<String>,
     /// Why the run is partial, when it is.
     pub partial: Option<String>,
     /// The provenance, as `(key, value)` (`("Date", "…")`), notes last (`("Note", …)`).
@@ -206,6 +211,9 @@ impl Document {
     pub fn markdown(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "# {}\n", self.title);
+        if let Some(changed) = &self.changed {
+            let _ = writeln!(out, "> {changed}\n");
+        }
         if let Some(why) = &self.partial {
             let _ = writeln!(out, "> {}\n", partial(why));
         }
