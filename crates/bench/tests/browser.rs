@@ -4,7 +4,8 @@
 //! no console error or exception, makes no request beyond the page itself, shows every chart
 //! with its marks, and sorts a table when a column's head is clicked (a real mouse click);
 //! it writes a screenshot to `target/tmp/bench-report.png`. A second, deliberately bad page
-//! shows that the console and network checks can fail.
+//! shows that the console and network checks can fail. A committed run doctored to an older
+//! commit shows, at its top, which servers' code changed since (and its markdown says so).
 //!
 //! The driver is the DevTools protocol over `--remote-debugging-pipe` (JSON messages, each
 //! ended by a NUL, on the browser's file descriptors 3 and 4), written here in a hundred
@@ -23,7 +24,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
-use bench::report::{Doc, html};
+use bench::report::{Doc, html, html_at, markdown, markdown_at};
 use bench::results::Results;
 use conformance::require;
 use serde_json::{Value, json};
@@ -544,6 +545,140 @@ fn the_page_renders_offline_and_sorts() {
         assert!(problems.contains(want), "no {want:?} in:\n{problems}");
     }
     println!("browser checks took {:?}", started.elapsed());
+}
+
+/// The revision of this repository's fifth newest commit (merges left out) to
+/// `crates/server-prebuilt`: a run made there has had its code changed four times since.
+fn older_prebuilt_revision() -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(root())
+        .args([
+            "log",
+            "--no-merges",
+            "--format=%H",
+            "--",
+            "crates/server-prebuilt",
+        ])
+        .output()
+        .expect("git");
+    assert!(out.status.success(), "git log: {out:?}");
+    let log = String::from_utf8(out.stdout).unwrap();
+    log.lines()
+        .nth(4)
+        .unwrap_or_else(|| panic!("this test needs the repository's history: {log:?}"))
+        .to_string()
+}
+
+/// `N` of `server (N commit[s])` in `line`, when it names `server`.
+fn commits_named(line: &str, server: &str) -> Option<usize> {
+    let at = line.find(&format!("{server} ("))? + server.len() + 2;
+    line[at..].split(' ').next()?.parse().ok()
+}
+
+#[test]
+fn a_stale_run_says_what_changed_on_the_page_and_in_its_markdown() {
+    // A committed run made the page's way, doctored to an older commit, beside the same run
+    // as if made at HEAD (nothing changed since: no line) and one made at a commit this
+    // repository does not have.
+    let file = root().join("docs/results/e3-20261201T192631Z.json");
+    let committed = Results::load(&file).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        committed
+            .servers
+            .iter()
+            .any(|s| s.name == "server-prebuilt")
+    );
+    let old = older_prebuilt_revision();
+    let mut stale = committed.clone();
+    stale.git.revision = Some(old.clone());
+    let mut current = committed.clone();
+    current.started_utc = "2026-12-01T19:26:32Z".into();
+    let head = Command::new("git")
+        .arg("-C")
+        .arg(root())
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .unwrap();
+    current.git.revision = Some(String::from_utf8(head.stdout).unwrap().trim().to_string());
+    let mut foreign = committed.clone();
+    foreign.started_utc = "2026-12-01T19:26:33Z".into();
+    foreign.git.revision = Some("0123456789abcdef0123456789abcdef01234567".into());
+    let root = root();
+
+    // The markdown: the line right under the title, naming the server and its commits.
+    let md = markdown_at(&stale, Some(&root));
+    let line = md.lines().nth(2).unwrap_or_default();
+    assert!(
+        line.starts_with("> **Changed since this run:** "),
+        "not at the top:\n{md}"
+    );
+    let n = commits_named(line, "server-prebuilt");
+    assert!(n.is_some_and(|n| n >= 4), "{line}");
+    assert!(!markdown(&stale).contains("Changed since this run"));
+    assert!(
+        !markdown_at(&current, Some(&root)).contains("Changed since this run"),
+        "a run at HEAD is current"
+    );
+    assert!(
+        markdown_at(&foreign, Some(&root)).contains(
+            "> **Changed since this run:** unknown: its commit `0123456` is not in this repository's history."
+        )
+    );
+
+    let Some(bin) = chromium() else {
+        return require::missing(
+            "bench::browser",
+            "Chromium",
+            "set BENCH_CHROMIUM, or run scripts/install-peers.sh to install Debian's chromium",
+        );
+    };
+    let docs: Vec<Doc> = [&stale, &current, &foreign]
+        .into_iter()
+        .map(|r| Doc {
+            results: r.clone(),
+            href: None,
+        })
+        .collect();
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let page = tmp.join("bench-report-stale.html");
+    fs::write(&page, html_at(&docs, Some(&root))).unwrap();
+    let url = format!("file://{}", page.display());
+    let mut b = Browser::launch(&bin, &tmp.join("bench-report-stale-chromium"));
+    let s = b.page(1366, 1200);
+    b.open(&s, &url);
+    // Per run: the box's text, whether it is the run's first block after its heading, its
+    // size and background.
+    let runs = b.eval(
+        &s,
+        "Array.from(document.querySelectorAll('article.run')).map(a => { const p = a.querySelector('p.stale'); if (!p) return [a.id, null]; const r = p.getBoundingClientRect(); return [a.id, p.textContent, a.children[1] === p, r.width > 100 && r.height > 10, getComputedStyle(p).backgroundColor]; })",
+    );
+    let runs = runs.as_array().unwrap();
+    assert_eq!(runs.len(), 3, "{runs:?}");
+    let of = |id: &str| {
+        runs.iter()
+            .find(|r| r[0] == id)
+            .unwrap_or_else(|| panic!("{id}: {runs:?}"))
+    };
+    let shown = of("e3-20261201T192631Z");
+    let text = shown[1].as_str().unwrap_or_default();
+    assert!(text.starts_with("Changed since this run: "), "{shown}");
+    assert_eq!(commits_named(text, "server-prebuilt"), n, "{shown}");
+    assert_eq!(shown[2], json!(true), "not at the run's top: {shown}");
+    assert_eq!(shown[3], json!(true), "not visible: {shown}");
+    assert_eq!(
+        shown[4],
+        json!("rgb(255, 244, 224)"),
+        "not a warning: {shown}"
+    );
+    assert_eq!(of("e3-20261201T192632Z")[1], Value::Null, "{runs:?}");
+    let unknown = of("e3-20261201T192633Z")[1].as_str().unwrap_or_default();
+    assert!(
+        unknown.contains("unknown: its commit 0123456 is not in this repository's history"),
+        "{unknown}"
+    );
+    let problems = b.problems(&url);
+    assert!(problems.is_empty(), "{problems:#?}");
 }
 
 #[test]
