@@ -79,6 +79,9 @@ pub struct Experiment {
     /// Its columns in the README's headline table (`report::headline`), in order; empty for
     /// none.
     pub headline: &'static [Headline],
+    /// What its report opens with: a sentence per comparison, computed from a run's figures
+    /// (`report::findings`), beside the article's ratio where it reported both figures.
+    pub findings: &'static [Finding],
     /// Where its servers come in the headline table's rows: a server's row comes with the
     /// first experiment, lowest rank first, that gives it a figure (so the one with the most
     /// servers, E5, sets most of the order, Rust variants before peers).
@@ -121,6 +124,146 @@ pub struct Headline {
     /// What the column is, for the line under the table.
     pub says: &'static str,
 }
+
+/// One finding an experiment's report opens with: server `a`'s figure over server `b`'s, in
+/// one sentence (`says`), beside the same ratio of the article's figures when it reported
+/// both (`article`). The sentence is computed from a run, never typed: `report::findings`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// The figure over the line.
+    pub a: Side,
+    /// The figure under it.
+    pub b: Side,
+    /// What both figures are.
+    pub quantity: Quantity,
+    /// The sentence, of placeholders `{a}` and `{b}` (the servers) and `{x}` (the ratio,
+    /// `0.42×`); where and the two figures follow it (` here (`/`, 100 connections: 154,877
+    /// vs 78,798 requests/s)`), then the article's ratio.
+    pub says: &'static str,
+    /// The [`Reported`] servers whose figures, at `a`'s and `b`'s endpoint and step, give the
+    /// article's ratio; `None` when the article reported no such pair.
+    pub article: Option<(&'static str, &'static str)>,
+}
+
+/// Where a [`Finding`]'s figure is read: a server, an endpoint, a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Side {
+    /// The server.
+    pub server: &'static str,
+    /// The request target.
+    pub endpoint: &'static str,
+    /// Which step ([`Pick::KeptUp`] with [`Quantity::KeptUp`] only).
+    pub pick: Pick,
+}
+
+/// What a [`Finding`] compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quantity {
+    /// Requests per second.
+    RequestsPerS,
+    /// Server CPU time per request, µs.
+    CpuUsPerRequest,
+    /// The load's p99 latency.
+    P99Ms,
+    /// The probe's p99 latency beside the step's load (E4).
+    ProbeP99Ms,
+    /// The highest offered rate kept up with (a ladder, E7).
+    KeptUp,
+}
+
+/// Where a [`Finding`] reads: `server` at `(endpoint, pick)`.
+const fn side(server: &'static str, endpoint: &'static str, pick: Pick) -> Side {
+    Side {
+        server,
+        endpoint,
+        pick,
+    }
+}
+
+/// `a`'s requests/s over `b`'s at one step, the article's ratio from the same servers.
+const fn serves(
+    a: &'static str,
+    b: &'static str,
+    endpoint: &'static str,
+    step: &'static str,
+) -> Finding {
+    Finding {
+        a: side(a, endpoint, Pick::Step(step)),
+        b: side(b, endpoint, Pick::Step(step)),
+        quantity: Quantity::RequestsPerS,
+        says: "{a} serves {x} {b}'s requests/s",
+        article: Some((a, b)),
+    }
+}
+
+const E1_FINDINGS: &[Finding] = &[
+    serves("fastify", "express", E1_HELLO, "c1000"),
+    Finding {
+        a: side("express", E1_HELLO, Pick::Step("c1000")),
+        b: side("fastify", E1_HELLO, Pick::Step("c1000")),
+        quantity: Quantity::P99Ms,
+        says: "{a}'s p99 is {x} {b}'s",
+        article: Some(("express", "fastify")),
+    },
+];
+
+const E3_FINDINGS: &[Finding] = &[
+    Finding {
+        article: Some(("blazeio", "node-http")),
+        ..serves("server-prebuilt", "node-http", "/", "c100")
+    },
+    serves("blazeio", "node-http", "/", "c100"),
+];
+
+const E4_FINDINGS: &[Finding] = &[
+    Finding {
+        a: side("node-http", "/api/sync", Pick::Step("sync")),
+        b: side("node-http", PROBE_ENDPOINT, Pick::Step(BASELINE)),
+        quantity: Quantity::ProbeP99Ms,
+        says: "While `/api/sync` blocks {a}'s event loop, its probe on `/api/hello` waits {x} its idle p99",
+        article: None,
+    },
+    Finding {
+        a: side("node-http", "/api/sync-offload", Pick::Step("sync-offload")),
+        b: side("node-http", PROBE_ENDPOINT, Pick::Step(BASELINE)),
+        quantity: Quantity::ProbeP99Ms,
+        says: "With the same work offloaded (`/api/sync-offload`), {a}'s probe p99 is {x} its idle one",
+        article: None,
+    },
+];
+
+const E2_FINDINGS: &[Finding] = &[serves("express", "node-http", E2_ECHO, "c100")];
+
+const E5_FINDINGS: &[Finding] = &[
+    serves("go-http", "node-http", "/hello", "c100"),
+    serves("nginx-lua-1", "node-http", "/hello", "c100"),
+    serves("tornado", "node-http", "/hello", "c100"),
+];
+
+const E6_FINDINGS: &[Finding] = &[Finding {
+    a: side("server-prebuilt", "/hello", Pick::Best),
+    b: side("server-hyper", "/hello", Pick::Best),
+    quantity: Quantity::RequestsPerS,
+    says: "{a}'s best plaintext is {x} {b}'s",
+    article: None,
+}];
+
+const E7_FINDINGS: &[Finding] = &[
+    Finding {
+        a: side("server-prebuilt", "/hello", Pick::KeptUp),
+        b: side("node-http", "/hello", Pick::KeptUp),
+        quantity: Quantity::KeptUp,
+        says: "{a} keeps up with {x} the offered rate {b} does",
+        article: None,
+    },
+    Finding {
+        a: side("server-prebuilt", "/hello", Pick::Step("r10k")),
+        b: side("node-http", "/hello", Pick::Step("r10k")),
+        quantity: Quantity::CpuUsPerRequest,
+        says: "At 10,000 requests/s {a} spends {x} {b}'s CPU time per request",
+        article: None,
+    },
+];
 
 /// What an experiment's report shows beyond what every report has (the header, the
 /// sentences on the tool's and the machine's limits, then resources, spread, invalid steps
@@ -680,6 +823,7 @@ pub const ALL: [Experiment; 7] = [
             head: "E1 req/s",
             says: "E1 `/api/hello`, 100 keep-alive connections",
         }],
+        findings: E1_FINDINGS,
         headline_rank: 3,
     },
     Experiment {
@@ -709,6 +853,7 @@ pub const ALL: [Experiment; 7] = [
         runtime_note: false,
         verify_first: false,
         headline: &[],
+        findings: E2_FINDINGS,
         headline_rank: 5,
     },
     Experiment {
@@ -751,6 +896,7 @@ pub const ALL: [Experiment; 7] = [
                 says: "the server's CPU time per request in that step",
             },
         ],
+        findings: E3_FINDINGS,
         headline_rank: 1,
     },
     Experiment {
@@ -787,6 +933,7 @@ pub const ALL: [Experiment; 7] = [
         runtime_note: true,
         verify_first: false,
         headline: &[],
+        findings: E4_FINDINGS,
         headline_rank: 6,
     },
     Experiment {
@@ -828,6 +975,7 @@ pub const ALL: [Experiment; 7] = [
                 says: "the server's CPU time per request in that step",
             },
         ],
+        findings: E5_FINDINGS,
         headline_rank: 0,
     },
     Experiment {
@@ -857,6 +1005,7 @@ pub const ALL: [Experiment; 7] = [
             head: "E6 plaintext req/s",
             says: "E6 `/hello` pipelined 16 deep, the best of its connection counts",
         }],
+        findings: E6_FINDINGS,
         headline_rank: 2,
     },
     Experiment {
@@ -883,6 +1032,7 @@ pub const ALL: [Experiment; 7] = [
             head: "E7 kept up with, req/s",
             says: "E7 `/hello`, the highest offered rate the server kept up with (`≥`: its ladder ended before it fell behind)",
         }],
+        findings: E7_FINDINGS,
         headline_rank: 4,
     },
 ];

@@ -426,6 +426,19 @@ fn the_page_renders_offline_and_sorts() {
         "Array.from(document.querySelectorAll('section.experiment')).map(x => x.id)",
     );
     assert_eq!(order, json!(["e1", "e2", "e3", "e4", "e5", "e6", "e7"]));
+    // The page opens with the findings: the first section of <main>, a block per experiment
+    // with a sentence or more and its headline chart; each run's provenance folded, closed.
+    let findings = b.eval(
+        &s,
+        "[document.querySelector('main > section').id, document.querySelectorAll('#findings div.finding').length, document.querySelectorAll('#findings div.finding li').length, document.querySelectorAll('#findings svg.headline-chart').length, document.querySelectorAll('details.provenance').length, document.querySelectorAll('details.provenance[open]').length, /127\\.0\\.0\\.1:|\\/(work|home|tmp)\\//.test(document.documentElement.outerHTML)]",
+    );
+    assert_eq!(findings[0], "findings", "{findings}");
+    assert_eq!(findings[1], 7, "{findings}");
+    assert!(findings[2].as_u64().unwrap() >= 7, "{findings}");
+    assert_eq!(findings[3], 7, "{findings}");
+    assert_eq!(findings[4], json!(docs.len()), "{findings}");
+    assert_eq!(findings[5], 0, "{findings}");
+    assert_eq!(findings[6], false, "a port or a machine path: {findings}");
     let e3 = b.eval(
         &s,
         "Array.from(document.querySelectorAll('#e3 article.run')).map(x => x.id)",

@@ -461,8 +461,8 @@ fn html_page_is_self_contained_grouped_and_marked() {
     assert!(page.contains("<td class=\"num bound\" title=\"the load generator was ≥ 90 % busy: it may have set the pace\">81,103 †</td>"), "no tool-bound mark");
     assert_eq!(
         page.matches("81,103 †").count(),
-        2,
-        "the table cell and the bar's label"
+        3,
+        "the table cell, the bar's label and the same bar in E3's headline chart"
     );
     assert!(page.contains("<td class=\"num invalid\" title=\"the server stopped answering during the run (exit status 137: killed by the OOM killer)\">invalid</td>"));
     // Fairness: bytes per response and the extra fields.
@@ -828,6 +828,64 @@ fn e7_charts_are_latency_and_cpu_against_the_offered_rate() {
         href: None,
     }]);
     assert!(page.contains("<section class=\"experiment\" id=\"e7\">"));
-    assert_eq!(page.matches("data-chart=\"latency-rate\"").count(), 2);
-    assert_eq!(page.matches("data-chart=\"cpu-rate\"").count(), 2);
+    assert_eq!(
+        page.matches("<svg class=\"chart\" data-chart=\"latency-rate\"")
+            .count(),
+        2
+    );
+    assert_eq!(
+        page.matches("<svg class=\"chart\" data-chart=\"cpu-rate\"")
+            .count(),
+        2
+    );
+    // And the first, the headline chart of its findings.
+    assert_eq!(page.matches("data-chart=\"latency-rate\"").count(), 3);
+}
+
+#[test]
+fn the_page_opens_with_the_findings_and_names_no_machine_path_or_port() {
+    let mut e3 = load("results-e3.json");
+    // Paths and ports as a run on some machine might record them.
+    e3.command[0] = "/home/someone/bin/bench".into();
+    e3.notes.push(
+        "server binary /work/main/target/release/server-hyper, scratch in /tmp/bench-1".into(),
+    );
+    let docs: Vec<Doc> = [e3, load("results-e1.json"), load("results-e4.json")]
+        .into_iter()
+        .map(|results| Doc {
+            results,
+            href: None,
+        })
+        .collect();
+    let page = html(&docs);
+    let at = |s: &str| page.find(s).unwrap_or_else(|| panic!("no {s:?}"));
+    // The findings come first in <main>, before any experiment's section, each experiment
+    // with its sentences, its headline chart and a link down to it.
+    assert!(page.contains("<main>\n<section id=\"findings\" class=\"findings\">"));
+    assert!(at("id=\"findings\"") < at("<section class=\"experiment\""));
+    let findings = &page[at("id=\"findings\"")..at("<section class=\"experiment\"")];
+    assert!(
+        findings.contains("<code>server-prebuilt</code> serves 6.30× <code>node-http</code>&#39;s requests/s here (<code>/</code>, 100 connections: 81,103 vs 12,883 requests/s); the article: 2.58× (Blazeio vs node:http). <a class=\"from\" href=\"#e3-20261129T224000Z\">(run of 2026-11-29)</a>"),
+        "{findings}"
+    );
+    assert_eq!(findings.matches("<svg class=\"headline-chart\"").count(), 3);
+    assert!(findings.contains("<a href=\"#e4\">E4 in detail ↓</a>"));
+    // Each run's provenance folded, the commit short.
+    assert_eq!(page.matches("<details class=\"provenance\">").count(), 3);
+    assert!(page.contains("commit <code>a747613</code>, run of 2026-11-29"));
+    assert!(!page.contains("a747613c0ffee"), "the full hash");
+    // No port, no machine path; the file names stay.
+    for bad in ["127.0.0.1:", "localhost:", "/work/", "/home/", "/tmp/"] {
+        assert!(!page.contains(bad), "the page has {bad:?}");
+    }
+    assert!(page.contains("http://SERVER/"));
+    assert!(page.contains("server binary server-hyper, scratch in bench-1"));
+    // The markdown report opens with the same sentences.
+    let md = markdown(&load("results-e3.json"));
+    let (head, rest) = md.split_once("## Findings\n\n").expect("no findings");
+    assert!(!head.contains("## "), "a section before the findings");
+    assert!(
+        rest.starts_with("- `server-prebuilt` serves 6.30× `node-http`"),
+        "{rest}"
+    );
 }

@@ -1,11 +1,12 @@
 //! The report of a results file as a [`Document`]: a header (experiment, date, machine, git
 //! revision, tool and the exact flags of a step, the command; a banner when the run is
 //! partial; a line naming the servers whose code changed since the run, given the workspace
-//! to ask), a sentence on which figures are the load tool's limit rather than the server's
-//! and one on the machine's, then the tables the experiment declares
-//! ([`Shown::tables`](crate::experiment::Shown), shaped like its article's; a tool-bound
-//! step's requests/s marked `†`), then resources (the tool's CPU beside the server's),
-//! spread, invalid steps and the tools' caveats, which every report has (see the
+//! to ask), the findings (a sentence per comparison the experiment declares, computed from
+//! the figures: [`findings`](super::findings)), a sentence on which figures are the load
+//! tool's limit rather than the server's and one on the machine's, then the tables the
+//! experiment declares ([`Shown::tables`](crate::experiment::Shown), shaped like its article's;
+//! a tool-bound step's requests/s marked `†`), then resources (the tool's CPU beside the
+//! server's), spread, invalid steps and the tools' caveats, which every report has (see the
 //! [report](super) module for what each table holds).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -35,6 +36,11 @@ pub fn markdown_at(r: &Results, root: Option<&Path>) -> String {
 pub(crate) fn document(r: &Results, root: Option<&Path>) -> Document {
     let mut d = header(r);
     d.changed = root.and_then(|root| staleness(r, root).line());
+    let found = super::findings::sentences(r);
+    if !found.is_empty() {
+        d.push(Block::Heading("Findings".to_string()));
+        d.push(Block::List(found));
+    }
     tool_limit(&mut d, r);
     machine_limit(&mut d, r);
     let endpoints = endpoints(r);

@@ -3,15 +3,21 @@
 //! forbids loading anything), so it opens the same from a `file://` URL, offline.
 //!
 //! Layout: a header (what the page holds, how to read the marks, links to each experiment);
-//! then one section per experiment (E1 … E5, then any other), with the article's question and
-//! load, and its runs newest first. Each run: which of its servers' code changed since it (given
-//! the workspace to ask git; [`stale`](super::stale)), its provenance (the report's header: date,
-//! machine, kernel, git revision, tool and exact command), the article's reported figures
+//! then the findings (per experiment, its sentences and its headline chart: see
+//! [`findings`](super::findings)); then one section per experiment (E1 … E5, then any other),
+//! with the article's question and load, and its runs newest first. Each run: which of its
+//! servers' code changed since it (given the workspace to ask git; [`stale`](super::stale)),
+//! its provenance folded in a `<details>` (the commit as a short hash and the run's date show;
+//! the report's header: date, machine, kernel, git revision, tool and exact command, open on a
+//! click), the article's reported figures
 //! beside this run's for the same systems and their Rust analogues, the charts of
 //! [`chart`](super::chart) (requests/s, server CPU µs per request, peak RSS, latency
 //! percentiles on a log axis), the report's tables (the same [model](super::model) the
 //! markdown is written from; sortable: see `html/page.js`), and the fairness table (bytes
 //! per response and the extra header fields of each server).
+//!
+//! Nothing on the page names a machine path or a local port ([`findings::public`](super::findings::public)):
+//! a machine path becomes its file name, `http://127.0.0.1:PORT` becomes `http://SERVER`.
 //!
 //! Files: this one (the page and its parts), `html/body.rs` (the report's model as HTML),
 //! `html/page.css` and `html/page.js` (inlined).
@@ -28,7 +34,8 @@ use super::chart::{Kind, charts, paired, rate_charts};
 use super::draw::{self, draw};
 use super::model::{Document, partial};
 use super::{ReportError, endpoints, escape, find, grouped, tool_bound};
-use body::{body, inline, separated};
+pub(crate) use body::inline;
+use body::{body, separated};
 
 mod body;
 
@@ -90,6 +97,7 @@ pub fn write_html(files: &[PathBuf], out: &Path, root: Option<&Path>) -> Result<
                 "<li><a href=\"#instructions\">Instructions per request</a>: the servers' cost under callgrind</li>",
             );
         }
+        page = super::findings::public(&page);
     }
     fs::write(out, page).map_err(|source| ReportError::Io {
         path: out.to_path_buf(),
@@ -136,10 +144,23 @@ pub fn html_at(docs: &[Doc], root: Option<&Path>) -> String {
 
     let mut body = String::new();
     intro(&mut body, &groups);
+    let results: Vec<(String, Vec<&Results>)> = groups
+        .iter()
+        .map(|(id, runs)| (id.clone(), runs.iter().map(|d| &d.results).collect()))
+        .collect();
+    // Each experiment's headline chart: its newest run's first.
+    let headline = |r: &Results| {
+        charts_html(r)
+            .into_iter()
+            .next()
+            .map(|c| c.replacen("<svg class=\"chart\"", "<svg class=\"headline-chart\"", 1))
+    };
+    super::findings::page_section(&mut body, &results, &headline);
     for (id, runs) in &groups {
         section(&mut body, id, runs, root);
     }
-    format!(
+    // No machine paths, no local ports (see `findings::public`).
+    super::findings::public(&format!(
         r#"<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -156,7 +177,7 @@ pub fn html_at(docs: &[Doc], root: Option<&Path>) -> String {
 </body>
 </html>
 "#
-    )
+    ))
 }
 
 fn intro(out: &mut String, groups: &[(String, Vec<&Doc>)]) {
@@ -249,6 +270,18 @@ fn run(out: &mut String, d: &Doc, e: Option<&experiment::Experiment>, root: Opti
         reported(out, r, e);
     }
     out.push_str("<h4>Charts</h4>\n");
+    for c in charts_html(r) {
+        out.push_str(&c);
+        out.push('\n');
+    }
+    out.push_str("<h4>Tables</h4>\n");
+    body(out, &doc, &paired(r));
+    fairness(out, r);
+    out.push_str("</article>\n");
+}
+
+/// Each chart of `r` as a `<figure>`, in order.
+fn charts_html(r: &Results) -> Vec<String> {
     let bars = charts(r).into_iter().map(|c| {
         let label = format!("{} · {}", c.metric.title(), c.group);
         (c.metric.id(), label, draw(&c, CHART_WIDTH))
@@ -257,26 +290,40 @@ fn run(out: &mut String, d: &Doc, e: Option<&experiment::Experiment>, root: Opti
         let label = format!("{} · {}", c.title, c.group);
         (c.id, label, draw::draw_rates(&c, CHART_WIDTH))
     });
-    for (id, label, drawn) in bars.chain(lines) {
-        let _ = writeln!(
-            out,
-            r#"<figure><svg class="chart" data-chart="{}" viewBox="0 0 {} {:.0}" role="img" aria-label="{}" font-family="{}">{}</svg></figure>"#,
-            id,
-            drawn.width,
-            drawn.height.ceil(),
-            escape(&label),
-            draw::FONT,
-            drawn.body
-        );
-    }
-    out.push_str("<h4>Tables</h4>\n");
-    body(out, &doc, &paired(r));
-    fairness(out, r);
-    out.push_str("</article>\n");
+    bars.chain(lines)
+        .map(|(id, label, drawn)| {
+            format!(
+                r#"<figure><svg class="chart" data-chart="{}" viewBox="0 0 {} {:.0}" role="img" aria-label="{}" font-family="{}">{}</svg></figure>"#,
+                id,
+                drawn.width,
+                drawn.height.ceil(),
+                escape(&label),
+                draw::FONT,
+                drawn.body
+            )
+        })
+        .collect()
 }
 
 fn provenance(out: &mut String, d: &Doc, doc: &Document) {
     let r = &d.results;
+    // Folded: the commit (short) and the run's date show; the rest opens on a click.
+    let _ = writeln!(
+        out,
+        "<details class=\"provenance\"><summary>How this run was made: commit <code>{}</code>{}, run of {} (command, machine, versions, notes)</summary>",
+        escape(
+            r.git
+                .revision
+                .as_deref()
+                .map_or("unknown", super::findings::short)
+        ),
+        if r.git.dirty == Some(true) {
+            " with uncommitted changes"
+        } else {
+            ""
+        },
+        escape(super::findings::date(&r.started_utc))
+    );
     out.push_str("<dl class=\"provenance\">\n");
     if let Some(href) = &d.href {
         let stem = href.trim_end_matches(".json");
@@ -288,7 +335,11 @@ fn provenance(out: &mut String, d: &Doc, doc: &Document) {
         );
     }
     for (k, v) in &doc.header {
-        let _ = writeln!(out, "<dt>{}</dt><dd>{}</dd>", escape(k), inline(v));
+        let v = match (k.as_str(), &r.git.revision) {
+            ("Git", Some(rev)) => v.replacen(rev.as_str(), super::findings::short(rev), 1),
+            _ => v.clone(),
+        };
+        let _ = writeln!(out, "<dt>{}</dt><dd>{}</dd>", escape(k), inline(&v));
     }
     let versions: Vec<String> = r
         .versions
@@ -313,7 +364,7 @@ fn provenance(out: &mut String, d: &Doc, doc: &Document) {
     if cmds.len() > 1 {
         let _ = write!(
             out,
-            "<dt>Tool commands</dt><dd><details><summary>every step's ({}; the port differs per server)</summary><ul>",
+            "<dt>Tool commands</dt><dd><details><summary>every step's ({}; `SERVER` stands for the server's local address and port)</summary><ul>",
             cmds.len()
         );
         for (k, c) in cmds {
@@ -326,7 +377,7 @@ fn provenance(out: &mut String, d: &Doc, doc: &Document) {
         }
         out.push_str("</ul></details></dd>\n");
     }
-    out.push_str("</dl>\n");
+    out.push_str("</dl></details>\n");
 }
 
 /// The article's figures beside this run's: the peer's and its Rust analogues'. A profile

@@ -25,7 +25,9 @@
 //!
 //! Files: `model.rs` (a report as data: headings, paragraphs, lists and tables of cells
 //! with their marks; its markdown), `build.rs` (the model of a results file, from its
-//! experiment's declaration), `stale.rs` (the commits since a run to its servers' code), `html.rs` (the page; with `html/`: the model as HTML, the
+//! experiment's declaration), `stale.rs` (the commits since a run to its servers' code),
+//! `findings.rs` (the sentences a report and the page open with, computed from the figures),
+//! `html.rs` (the page; with `html/`: the model as HTML, the
 //! page's CSS and script), `svg.rs`; `chart.rs` (what a chart shows: rows, panels, cells)
 //! and `draw.rs` (a chart as SVG), which the SVG file and the page share; here, the helpers
 //! all use (which endpoints and steps a document has, number formats, the marks).
@@ -40,6 +42,7 @@ use crate::results::{Results, ResultsError, Run, ServerResult, StepResult};
 mod build;
 mod chart;
 mod draw;
+pub mod findings;
 pub mod headline;
 mod html;
 pub mod instructions;

@@ -40,7 +40,7 @@ pub(super) fn body(out: &mut String, d: &Document, order: &[(&ServerResult, Pair
 
 /// Escapes `text`, turns `` `code` `` into `<code>code</code>` and `**bold**` into
 /// `<strong>bold</strong>`.
-pub(super) fn inline(text: &str) -> String {
+pub(crate) fn inline(text: &str) -> String {
     let mut out = String::new();
     let mut bold = false;
     for (k, part) in text.split('`').enumerate() {
