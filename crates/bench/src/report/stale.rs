@@ -8,8 +8,9 @@
 //! `peers/`, from its command (`node peers/node/http.js` → `peers/node`; a built program
 //! `peers/bin/<name>` → `peers/<name>` when that folder exists, else `peers/<runtime>`, the
 //! runtime servers.toml gives it: `peers/bin/go-http` → `peers/go`). The count is the commits
-//! between the run's revision and the workspace's `HEAD` that touch those paths, merges left
-//! out (`git rev-list --count --no-merges REV..HEAD -- paths`), git run at the workspace root.
+//! between the run's revision and the workspace's `HEAD` that touch those paths (their tests,
+//! benchmarks and markdown aside: [`NOT_CODE`]), merges left out
+//! (`git rev-list --count --no-merges REV..HEAD -- paths`), git run at the workspace root.
 //!
 //! When nothing changed the report says nothing. When it cannot tell (the run recorded no
 //! revision, its revision is not an ancestor of `HEAD`, no git repository at the root) the
@@ -17,6 +18,14 @@
 
 use std::path::Path;
 use std::process::Command;
+
+/// What under a server's paths is not the code that runs when it is measured: its tests,
+/// benchmarks and documents (git pathspecs).
+const NOT_CODE: [&str; 3] = [
+    ":(glob,exclude)**/tests/**",
+    ":(glob,exclude)**/benches/**",
+    ":(glob,exclude)**/*.md",
+];
 
 use crate::results::{Results, ServerKind, ServerResult};
 
@@ -88,6 +97,7 @@ pub fn staleness(r: &Results, root: &Path) -> Staleness {
         let range = format!("{rev}..HEAD");
         let mut args = vec!["rev-list", "--count", "--no-merges", &range, "--"];
         args.extend(paths.iter().map(String::as_str));
+        args.extend(NOT_CODE);
         let Some(n) = git(root, &args).and_then(|o| o.trim().parse::<usize>().ok()) else {
             return Staleness::Unknown(format!("git could not count the commits since `{short}`"));
         };
@@ -272,6 +282,11 @@ mod tests {
         repo.commit("peers/node/http.js", "2");
         repo.commit("crates/other/src/lib.rs", "2");
         repo.commit("docs/x.md", "2");
+        // Its tests, benchmarks and README are not the code that was measured.
+        repo.commit("crates/server-x/tests/endpoints.rs", "2");
+        repo.commit("crates/server-x/benches/b.rs", "2");
+        repo.commit("crates/server-x/README.md", "2");
+        repo.commit("crates/contract/tests/t.rs", "2");
         let s = staleness(&run(Some(&old)), root);
         assert_eq!(
             s,
