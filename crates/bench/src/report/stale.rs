@@ -21,7 +21,7 @@ use std::process::Command;
 
 /// What under a server's paths is not the code that runs when it is measured: its tests,
 /// benchmarks and documents (git pathspecs).
-const NOT_CODE: [&str; 3] = [
+pub const NOT_CODE: [&str; 3] = [
     ":(glob,exclude)**/tests/**",
     ":(glob,exclude)**/benches/**",
     ":(glob,exclude)**/*.md",
