@@ -16,8 +16,8 @@
 //! revision, its revision is not an ancestor of `HEAD`, no git repository at the root) the
 //! line says so instead of guessing.
 
+use crate::results::provenance::git;
 use std::path::Path;
-use std::process::Command;
 
 /// What under a server's paths is not the code that runs when it is measured: its tests,
 /// benchmarks and documents (git pathspecs).
@@ -176,22 +176,11 @@ fn peer_folders(command: &[String], runtime: Option<&str>, root: &Path) -> Vec<S
     out
 }
 
-/// What `git -C root args` prints, when it succeeds.
-fn git(root: &Path, args: &[&str]) -> Option<String> {
-    Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-}
-
 #[cfg(test)]
 mod tests {
     use std::fs;
     use std::path::PathBuf;
+    use std::process::Command;
 
     use super::*;
 

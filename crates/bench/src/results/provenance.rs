@@ -77,21 +77,24 @@ fn field_name(line: &str) -> Option<&str> {
     line.split_once(':').map(|(k, _)| k.trim())
 }
 
+/// What `git -C root args` prints, when it succeeds.
+pub(crate) fn git(root: &Path, args: &[&str]) -> Option<String> {
+    Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
 impl Git {
     /// The revision of the repository at `root` and whether tracked files differ from it
     /// (`git status --porcelain --untracked-files=no`: results and reports the harness
     /// writes are untracked and do not make a tree dirty). Both `None` without git.
     pub fn detect(root: &Path) -> Git {
-        let git = |args: &[&str]| {
-            Command::new("git")
-                .arg("-C")
-                .arg(root)
-                .args(args)
-                .output()
-                .ok()
-                .filter(|o| o.status.success())
-                .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        };
+        let git = |args: &[&str]| git(root, args);
         let revision = git(&["rev-parse", "HEAD"])
             .map(|s| s.trim().to_string())
             .filter(|s| !s.is_empty());
