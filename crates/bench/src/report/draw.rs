@@ -267,22 +267,7 @@ fn legend(b: &mut String, chart: &Chart, width: f64, y: f64) -> f64 {
             "invalid step (the table says why)".to_string(),
         ));
     }
-    let (mut x, mut y) = (PAD, y);
-    for (swatch, label) in items {
-        let text_x = if swatch.is_empty() { 0.0 } else { 18.0 };
-        let w = text_x + text_width(&label, 12.0) + 18.0;
-        if x > PAD && x + w > width - PAD {
-            x = PAD;
-            y += 18.0;
-        }
-        let _ = write!(
-            b,
-            r#"<g transform="translate({x},{y})">{swatch}<text x="{text_x}" y="4" font-size="12">{}</text></g>"#,
-            escape(&label)
-        );
-        x += w;
-    }
-    y + 6.0
+    legend_items(b, items, y, width, 18.0)
 }
 
 /// The marker of percentile `i` at (0, 0) of `r` px, nudged by `dy`.
@@ -1083,9 +1068,22 @@ fn rate_legend(b: &mut String, chart: &RateChart, width: f64, y: f64) -> f64 {
                 .to_string(),
         ));
     }
+    legend_items(b, items, y, width, 30.0)
+}
+
+/// Writes legend `items` (a swatch, its label) in rows from `y`, wrapping at the chart's
+/// `width`, each label `swatch_w` right of its swatch (none when the swatch is empty); returns
+/// the y below the last row.
+fn legend_items(
+    b: &mut String,
+    items: Vec<(String, String)>,
+    y: f64,
+    width: f64,
+    swatch_w: f64,
+) -> f64 {
     let (mut x, mut y) = (PAD, y);
     for (swatch, label) in items {
-        let text_x = if swatch.is_empty() { 0.0 } else { 30.0 };
+        let text_x = if swatch.is_empty() { 0.0 } else { swatch_w };
         let w = text_x + text_width(&label, 12.0) + 18.0;
         if x > PAD && x + w > width - PAD {
             x = PAD;
