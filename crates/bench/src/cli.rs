@@ -35,6 +35,50 @@ pub enum Cmd {
     Tools(ToolsArgs),
     /// Each server's RSS at start and with N idle keep-alive connections open
     Idle(IdleArgs),
+    /// Every experiment (E1–E7), instructions per request, the load tools compared and idle
+    /// memory, measured in one sitting on every server that runs here; then docs/results
+    /// written afresh, its page and the README's headline table
+    Publish(PublishArgs),
+}
+
+/// `bench publish`.
+#[derive(Args, Debug)]
+pub struct PublishArgs {
+    /// Every step short (`bench run --quick`'s lengths, one tool round, a few instructions
+    /// cases): the same publish in minutes, for tests and trials
+    #[arg(long)]
+    pub quick: bool,
+    /// Carry on with an interrupted publish (Ctrl-C, an error) from its first part not done
+    #[arg(long)]
+    pub resume: bool,
+    /// Print what it would run (each part's servers, steps, time and the command that runs
+    /// it alone) and stop
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Only these servers (comma-separated; default: every one that can run here); an
+    /// experiment none of them runs is skipped
+    #[arg(long, value_name = "A,B,…", value_delimiter = ',')]
+    pub servers: Vec<String>,
+    /// The folder the results are published to (its earlier results files are replaced)
+    #[arg(long, value_name = "DIR", default_value = "docs/results")]
+    pub results_dir: PathBuf,
+    /// The README whose headline table is rewritten at the end
+    #[arg(long, value_name = "README.md", default_value = "README.md")]
+    pub readme: Option<PathBuf>,
+    /// Leave every README alone
+    #[arg(long, conflicts_with = "readme")]
+    pub no_readme: bool,
+    /// Measure a step again, up to N times, when other work on the machine disturbed it
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=10))]
+    pub retries: u32,
+    /// Measure even on a busy machine (every disturbed step is still marked); without it a
+    /// busy machine is refused before each experiment
+    #[arg(long)]
+    pub allow_busy: bool,
+    /// Use the binaries (servers and loadgen) in DIR as they are instead of building
+    /// target/release
+    #[arg(long, value_name = "DIR")]
+    pub bin_dir: Option<PathBuf>,
 }
 
 /// `bench idle`.
@@ -171,6 +215,10 @@ pub struct RunArgs {
     /// Shorten every step (2 s, request counts / 10) for tests and smoke runs
     #[arg(long)]
     pub quick: bool,
+    /// Measure every timed step (a ladder's rung) for this long instead of the experiment's
+    /// own length (count-bounded steps keep their count); `bench publish` uses it
+    #[arg(long, value_name = "DURATION", conflicts_with = "quick", value_parser = positive_duration)]
+    pub length: Option<Duration>,
     /// Where to write the results JSON
     #[arg(long, value_name = "DIR", default_value = "results")]
     pub results_dir: PathBuf,
@@ -283,4 +331,15 @@ pub struct CompareArgs {
     /// Where the servers come from.
     #[command(flatten)]
     pub manifest: ManifestArgs,
+}
+
+/// A duration of at least one second (`--length`): a shorter step records no CPU figures.
+fn positive_duration(s: &str) -> Result<Duration, String> {
+    let d = loadgen::config::parse_duration(s)?;
+    if d < Duration::from_secs(1) {
+        return Err(format!(
+            "{s} is under 1 s: a step that short records no CPU figures"
+        ));
+    }
+    Ok(d)
 }

@@ -86,6 +86,11 @@ pub struct Experiment {
     /// first experiment, lowest rank first, that gives it a figure (so the one with the most
     /// servers, E5, sets most of the order, Rust variants before peers).
     pub headline_rank: u8,
+    /// How long each timed step (a ladder's rung) is measured in `bench publish`, which runs
+    /// every experiment in one sitting of at most 90 minutes; `None`: its own length (the
+    /// count-bounded experiments, whose steps run their count until 5 s). The steps, their
+    /// connections and the repeats stay the article's.
+    pub publish_length: Option<Duration>,
 }
 
 /// Which step of an experiment a headline column reads.
@@ -825,6 +830,7 @@ pub const ALL: [Experiment; 7] = [
         }],
         findings: E1_FINDINGS,
         headline_rank: 3,
+        publish_length: Some(Duration::from_secs(5)),
     },
     Experiment {
         id: "e2",
@@ -855,6 +861,7 @@ pub const ALL: [Experiment; 7] = [
         headline: &[],
         findings: E2_FINDINGS,
         headline_rank: 5,
+        publish_length: None,
     },
     Experiment {
         id: "e3",
@@ -898,6 +905,7 @@ pub const ALL: [Experiment; 7] = [
         ],
         findings: E3_FINDINGS,
         headline_rank: 1,
+        publish_length: None,
     },
     Experiment {
         id: "e4",
@@ -935,6 +943,7 @@ pub const ALL: [Experiment; 7] = [
         headline: &[],
         findings: E4_FINDINGS,
         headline_rank: 6,
+        publish_length: Some(Duration::from_secs(10)),
     },
     Experiment {
         id: "e5",
@@ -977,6 +986,7 @@ pub const ALL: [Experiment; 7] = [
         ],
         findings: E5_FINDINGS,
         headline_rank: 0,
+        publish_length: None,
     },
     Experiment {
         id: "e6",
@@ -1007,6 +1017,7 @@ pub const ALL: [Experiment; 7] = [
         }],
         findings: E6_FINDINGS,
         headline_rank: 2,
+        publish_length: Some(Duration::from_secs(5)),
     },
     Experiment {
         id: "e7",
@@ -1034,6 +1045,7 @@ pub const ALL: [Experiment; 7] = [
         }],
         findings: E7_FINDINGS,
         headline_rank: 4,
+        publish_length: Some(Duration::from_secs(5)),
     },
 ];
 
@@ -1053,14 +1065,33 @@ pub fn ids() -> String {
 impl Experiment {
     /// Its steps, in the order they run against each server.
     pub fn steps(&self, quick: bool) -> Vec<Step> {
-        self.steps_at(quick, None)
+        self.steps_at(quick, None, None)
     }
 
     /// Its steps, a ladder's at `rates` (requests/s, lowest first) instead of its own when
-    /// given; `rates` is ignored by an experiment of no ladder.
-    pub fn steps_at(&self, quick: bool, rates: Option<&[u64]>) -> Vec<Step> {
-        let secs = |full: u64| Duration::from_secs(if quick { 2 } else { full });
-        let warm = Warmup::For(Duration::from_secs(if quick { 1 } else { 2 }));
+    /// given (`rates` is ignored by an experiment of no ladder), and every timed step (a
+    /// ladder's rung) measured for `length` instead of its own when given (`--length`; `bench
+    /// publish` gives [`Experiment::publish_length`]), its warm-up a fifth of that (1 to 2 s).
+    /// `--quick` wins over `length`.
+    pub fn steps_at(
+        &self,
+        quick: bool,
+        rates: Option<&[u64]>,
+        length: Option<Duration>,
+    ) -> Vec<Step> {
+        let secs = |full: u64| {
+            if quick {
+                Duration::from_secs(2)
+            } else {
+                length.unwrap_or(Duration::from_secs(full))
+            }
+        };
+        // A shorter length (`--length`) shortens the warm-up with it: a fifth, at most 2 s.
+        let warm = Warmup::For(match (quick, length) {
+            (true, _) => Duration::from_secs(1),
+            (false, Some(l)) => (l / 5).clamp(Duration::from_secs(1), Duration::from_secs(2)),
+            (false, None) => Duration::from_secs(2),
+        });
         let mut steps = Vec::new();
         for &(endpoint, headers) in self.endpoints {
             let step = |id: String, connections: usize| Step {
@@ -1084,7 +1115,11 @@ impl Experiment {
                 let own = if quick { l.quick_rates } else { l.rates };
                 for &r in rates.unwrap_or(own) {
                     steps.push(Step {
-                        duration: Some(if quick { l.quick_rung } else { l.rung }),
+                        duration: Some(if quick {
+                            l.quick_rung
+                        } else {
+                            length.unwrap_or(l.rung)
+                        }),
                         timeout: l.timeout,
                         warmup: Warmup::For(l.warmup),
                         rate: Some(r as f64),
@@ -1312,7 +1347,7 @@ mod tests {
             (rungs[0].rate, rungs[15].rate, rungs[15].endpoint.as_str()),
             (Some(1000.0), Some(160_000.0), "/api/hello")
         );
-        let two = e7.steps_at(false, Some(&[1000, 1500]));
+        let two = e7.steps_at(false, Some(&[1000, 1500]), None);
         let shape: Vec<(&str, &str, Option<f64>)> = two
             .iter()
             .map(|s| (s.endpoint.as_str(), s.id.as_str(), s.rate))
@@ -1327,7 +1362,7 @@ mod tests {
             ]
         );
         // Other experiments ignore rates and have none.
-        assert_eq!(find("e3").unwrap().steps_at(false, Some(&[5])), e3);
+        assert_eq!(find("e3").unwrap().steps_at(false, Some(&[5]), None), e3);
         assert!(
             ALL.iter()
                 .filter(|e| e.id != "e7")
@@ -1375,5 +1410,43 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_length_sets_every_timed_step_and_its_warm_up_and_keeps_the_counts() {
+        let five = Some(Duration::from_secs(5));
+        for e in &ALL {
+            let own = e.steps(false);
+            let short = e.steps_at(false, None, five);
+            assert_eq!(own.len(), short.len(), "{}", e.id);
+            for (o, s) in own.iter().zip(&short) {
+                assert_eq!(
+                    (&o.id, &o.endpoint, o.connections),
+                    (&s.id, &s.endpoint, s.connections)
+                );
+                match o.duration {
+                    Some(_) => {
+                        assert_eq!(s.duration, five, "{} {}", e.id, s.id);
+                        if e.ladder.is_none() && s.probe.is_none() {
+                            assert_eq!(s.warmup, Warmup::For(Duration::from_secs(1)));
+                        }
+                    }
+                    // A count-bounded step keeps its count and its warm-up.
+                    None => assert_eq!((o.requests, o.warmup), (s.requests, s.warmup)),
+                }
+            }
+            // --quick wins.
+            assert_eq!(e.steps_at(true, None, five), e.steps(true), "{}", e.id);
+        }
+        // E4's probe fits inside the shorter load: 1 s in, 1 s before its end.
+        let e4 = find("e4")
+            .unwrap()
+            .steps_at(false, None, Some(Duration::from_secs(10)));
+        let p = e4[1].probe.as_ref().unwrap();
+        assert_eq!(
+            (p.warmup, p.duration),
+            (Duration::from_secs(1), Duration::from_secs(8))
+        );
+        assert_eq!(e4[1].warmup, Warmup::For(Duration::from_secs(2)));
     }
 }

@@ -110,7 +110,7 @@ impl Plan {
                 Some(v)
             }
         };
-        let mut steps = exp.steps_at(args.quick, rates.as_deref());
+        let mut steps = exp.steps_at(args.quick, rates.as_deref(), args.length);
         if !args.steps.is_empty() {
             if let Some(unknown) = args
                 .steps

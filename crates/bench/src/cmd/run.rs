@@ -120,11 +120,13 @@ impl Checkpoint {
     /// fewer to make.
     fn skip(&mut self) {
         self.total = self.total.saturating_sub(1);
+        crate::term::progress::Whole::step_dropped();
     }
 
     /// One more step run finished: the file now holds it.
     fn step_done(&mut self, results: &mut Results) -> anyhow::Result<()> {
         self.done += 1;
+        crate::term::progress::Whole::step_done();
         let reason = format!("running: {} of {} step runs done", self.done, self.total);
         self.save(results, Some(reason))
             .context("cannot write the results")?;
@@ -234,16 +236,20 @@ impl Run<'_> {
         if let Some(v) = p.tool.version(&p.loadgen) {
             versions.insert("tool".into(), v);
         }
+        let lengths = match (p.quick, p.exp.ladder.is_some(), args.length) {
+            (true, true, _) => "--quick: the ladder's shorter rungs and fewer rates".to_string(),
+            (true, false, _) => "--quick: 2 s steps, request counts / 10 (E5: / 25)".to_string(),
+            (false, _, Some(d)) => format!(
+                "every timed step measured for {} s (--length) instead of its own length",
+                d.as_secs_f64()
+            ),
+            (false, _, None) => "default lengths".to_string(),
+        };
         let mut notes = vec![format!(
-            "the article's load: {}; here: {} ({} repeat(s), {})",
+            "the article's load: {}; here: {} ({} repeat(s), {lengths})",
             p.exp.article_load,
             p.tool.name(),
             args.repeat.unwrap_or(p.exp.repeat),
-            match (p.quick, p.exp.ladder.is_some()) {
-                (true, true) => "--quick: the ladder's shorter rungs and fewer rates",
-                (true, false) => "--quick: 2 s steps, request counts / 10 (E5: / 25)",
-                (false, _) => "default lengths",
-            }
         )];
         match &p.exp.ladder {
             Some(l) => {
@@ -276,7 +282,7 @@ impl Run<'_> {
                 }
             }
             None => notes.push(
-                "each step is preceded by a discarded warm-up of the same load (2 s, or a tenth of the requests; 1 s with --quick)"
+                "each step is preceded by a discarded warm-up of the same load (2 s, or a tenth of the requests; 1 s with --quick; a fifth of --length, 1 to 2 s)"
                     .to_string(),
             ),
         }
