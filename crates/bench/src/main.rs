@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 use bench::cli::{Cli, Cmd, ToolsCmd};
-use bench::cmd::{idle, instructions, list, run, tools, verify};
+use bench::cmd::{idle, instructions, list, publish, run, tools, verify};
 use bench::plan::BadInput;
 use bench::say;
 use bench::step::procs;
@@ -28,9 +28,14 @@ fn main() -> ExitCode {
         Err(e) => {
             if let Some(&i) = e.downcast_ref::<Interrupted>() {
                 let left = procs::leftovers();
-                let results = e
-                    .downcast_ref::<run::Partial>()
-                    .map_or_else(|| "no results written".to_string(), |p| p.to_string());
+                let results = match (
+                    e.downcast_ref::<publish::Kept>(),
+                    e.downcast_ref::<run::Partial>(),
+                ) {
+                    (Some(k), _) => k.to_string(),
+                    (None, Some(p)) => p.to_string(),
+                    (None, None) => "no results written".to_string(),
+                };
                 if left.is_empty() {
                     eprintln!("bench: {i}: stopped every process it had started; {results}");
                 } else {
@@ -125,6 +130,10 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
             command.extend(argv.into_iter().skip(1));
             let env = Env::new(a.bin_dir).with_servers_file(a.manifest.servers_file);
             instructions::run(&env, &plan, command)
+        }
+        Cmd::Publish(a) => {
+            let env = Env::new(a.bin_dir.clone());
+            publish::publish(&env, &a)
         }
         Cmd::Idle(a) => {
             let env = Env::new(a.bin_dir).with_servers_file(a.manifest.servers_file);

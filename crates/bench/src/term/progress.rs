@@ -1,8 +1,13 @@
 //! The progress display of a run (indicatif): the server, the step, and the time left in the
 //! step and in the run. Drawn on stderr only when stderr is a terminal; hidden otherwise, so
 //! logs and tests see only the harness's own lines.
+//!
+//! Inside a [`Whole`] (`bench publish`: several runs in one sitting) every display starts with
+//! the whole's figures instead of its own run's: steps done of the total, time elapsed and
+//! time left, so the one bar on the screen always speaks of the whole.
 
 use std::io::IsTerminal;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -66,7 +71,9 @@ impl Progress {
         } else {
             self.bar.set_position(0);
         }
-        if let Some(end) = self.run_end {
+        if let Some(whole) = Whole::line() {
+            times.push(whole);
+        } else if let Some(end) = self.run_end {
             let left = end.saturating_duration_since(Instant::now());
             times.push(format!("run ~{} left", mmss(left)));
         }
@@ -97,7 +104,105 @@ impl Drop for Progress {
     }
 }
 
+/// Several runs as one (`bench publish`): how many steps they make in all, how many are done,
+/// and how long they were expected to take. One at a time per process.
+#[derive(Clone, Debug)]
+pub struct Whole {
+    started: Instant,
+    /// Steps done before this sitting (a resumed whole), not timed here.
+    done_before: usize,
+    /// Steps done in this sitting.
+    done: usize,
+    total: usize,
+    /// What the steps not yet done were expected to take when the sitting began.
+    expected: Duration,
+}
+
+static WHOLE: Mutex<Option<Whole>> = Mutex::new(None);
+
+impl Whole {
+    /// Begins a whole of `total` steps of which `done_before` were done in an earlier sitting,
+    /// the rest expected to take `expected`; every display shows it until [`Whole::end`].
+    pub fn begin(total: usize, done_before: usize, expected: Duration) {
+        *lock() = Some(Whole {
+            started: Instant::now(),
+            done_before,
+            done: 0,
+            total,
+            expected,
+        });
+    }
+
+    /// One more step done (a no-op outside a whole).
+    pub fn step_done() {
+        if let Some(w) = lock().as_mut() {
+            w.done += 1;
+        }
+    }
+
+    /// A step that will not run after all (a ladder stopped below it).
+    pub fn step_dropped() {
+        if let Some(w) = lock().as_mut() {
+            w.total = w.total.saturating_sub(1);
+        }
+    }
+
+    /// Ends the whole.
+    pub fn end() {
+        *lock() = None;
+    }
+
+    /// The whole's figures as one line ("12 of 340 steps, 4:10 elapsed, ~41:00 left"), or
+    /// `None` outside a whole.
+    pub fn line() -> Option<String> {
+        lock().as_ref().map(Whole::describe)
+    }
+
+    fn describe(&self) -> String {
+        let elapsed = self.started.elapsed();
+        let done = self.done_before + self.done;
+        let left_steps = self.total.saturating_sub(done);
+        // Once steps are done, their pace says more than the estimate (start-ups, settling).
+        let left = if self.done > 0 {
+            elapsed.mul_f64(left_steps as f64 / self.done as f64)
+        } else {
+            self.expected.saturating_sub(elapsed)
+        };
+        format!(
+            "{done} of {} steps, {} elapsed, ~{} left",
+            self.total,
+            mmss(elapsed),
+            mmss(left)
+        )
+    }
+}
+
+fn lock() -> std::sync::MutexGuard<'static, Option<Whole>> {
+    WHOLE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn mmss(d: Duration) -> String {
     let s = d.as_secs();
     format!("{}:{:02}", s / 60, s % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_whole_counts_its_steps_and_estimates_what_is_left_from_its_pace() {
+        let w = Whole {
+            started: Instant::now() - Duration::from_secs(60),
+            done_before: 10,
+            done: 0,
+            total: 40,
+            expected: Duration::from_millis(600_500),
+        };
+        // No step done in this sitting: the estimate, less the time gone.
+        assert_eq!(w.describe(), "10 of 40 steps, 1:00 elapsed, ~9:00 left");
+        // 10 steps in 60 s: the 20 left take 120 s.
+        let w = Whole { done: 10, ..w };
+        assert_eq!(w.describe(), "20 of 40 steps, 1:00 elapsed, ~2:00 left");
+    }
 }

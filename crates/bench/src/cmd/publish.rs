@@ -1,0 +1,955 @@
+//! `bench publish`: every result of the project measured in one sitting, then published.
+//!
+//! In a fixed order ([`PARTS`]): E1 … E7 with their steps, connections and repeats (each
+//! timed step measured for its experiment's [`publish_length`]), then `bench instructions`,
+//! `bench tools compare` and `bench idle`, on every server that can run here. Each
+//! experiment is a `bench run` ([`run::run`]): it refuses a busy machine before its first
+//! step and measures again a step the machine disturbed.
+//!
+//! Everything is written first into a staging folder, `DIR/.publish/`, beside a state file
+//! that lists the parts done and their files. A part stopped by Ctrl-C or an error leaves
+//! the parts before it there; `bench publish --resume` carries on with the next (the
+//! stopped part's own partial file is kept in `DIR/.publish/interrupted/`, never published).
+//! When every part is done, the published files of DIR from before are removed, the new
+//! ones moved in, their reports written beside them, then the page (`DIR/index.html`) and
+//! the README's headline table.
+//!
+//! [`publish_length`]: crate::experiment::Experiment::publish_length
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use serde::{Deserialize, Serialize};
+
+use crate::cli::{CompareArgs, PublishArgs, RunArgs, StartArgs};
+use crate::experiment::{self, Experiment};
+use crate::plan::{Plan, Subjects, bad};
+use crate::results::instructions::{Counts, Mode};
+use crate::results::provenance::Git;
+use crate::results::timestamp;
+use crate::step::pin;
+use crate::step::server::Env;
+use crate::step::signals;
+use crate::step::tools::Tool;
+use crate::term::progress::Whole;
+use crate::term::table::Table;
+
+use super::{idle, instructions, run, tools};
+
+/// What a publish is made of, in the order it runs.
+#[derive(Clone, Copy, Debug)]
+pub enum Part {
+    /// An experiment, as `bench run` runs it.
+    Experiment(&'static Experiment),
+    /// `bench instructions`.
+    Instructions,
+    /// `bench tools compare` on one server.
+    Tools,
+    /// `bench idle`.
+    Idle,
+}
+
+/// Every part, in order: the experiments first (the figures the page opens with), then the
+/// measures of one server at a time.
+pub const PARTS: [Part; 10] = [
+    Part::Experiment(&experiment::ALL[0]),
+    Part::Experiment(&experiment::ALL[1]),
+    Part::Experiment(&experiment::ALL[2]),
+    Part::Experiment(&experiment::ALL[3]),
+    Part::Experiment(&experiment::ALL[4]),
+    Part::Experiment(&experiment::ALL[5]),
+    Part::Experiment(&experiment::ALL[6]),
+    Part::Instructions,
+    Part::Tools,
+    Part::Idle,
+];
+
+/// The server `bench tools compare` drives in a publish (the main one).
+pub const TOOLS_SERVER: &str = "server-prebuilt";
+/// The tools it compares, the reference first: every keep-alive tool (ab speaks HTTP/1.0
+/// only); a tool that is not installed is left out, and the publish says so.
+pub const TOOLS: [Tool; 5] = [
+    Tool::Builtin,
+    Tool::Wrk,
+    Tool::Oha,
+    Tool::K6,
+    Tool::Autocannon,
+];
+
+impl Part {
+    /// Its id in the state file and on screen: `e1` … `e7`, `instructions`, `tools`, `idle`.
+    pub fn id(self) -> &'static str {
+        match self {
+            Part::Experiment(e) => e.id,
+            Part::Instructions => "instructions",
+            Part::Tools => "tools",
+            Part::Idle => "idle",
+        }
+    }
+}
+
+/// The state of a publish under way, `DIR/.publish/state.json`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct State {
+    /// `bench.publish/1`.
+    pub schema: String,
+    /// When the first sitting began.
+    pub started_utc: String,
+    /// The commit measured (a resumed publish must measure the same code).
+    pub revision: Option<String>,
+    /// `--quick`.
+    pub quick: bool,
+    /// `--servers` (empty: every server that can run here).
+    pub servers: Vec<String>,
+    /// The parts done, in order, each with the files it wrote (names in the staging folder).
+    pub done: Vec<Done>,
+}
+
+/// A part done.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Done {
+    /// [`Part::id`].
+    pub part: String,
+    /// Its files, by name.
+    pub files: Vec<String>,
+    /// Steps it could not measure, one line each (they are in its results, marked).
+    #[serde(default)]
+    pub problems: Vec<String>,
+}
+
+const STATE_SCHEMA: &str = "bench.publish/1";
+
+impl State {
+    fn load(path: &Path) -> anyhow::Result<State> {
+        let text =
+            fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let state: State = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not a publish's state", path.display()))?;
+        if state.schema != STATE_SCHEMA {
+            bail!(
+                "{}: schema {:?}, not {STATE_SCHEMA:?}",
+                path.display(),
+                state.schema
+            );
+        }
+        Ok(state)
+    }
+
+    fn save(&self, path: &Path) -> anyhow::Result<()> {
+        let tmp = path.with_extension("json.tmp");
+        fs::write(&tmp, serde_json::to_string_pretty(self)? + "\n")
+            .with_context(|| format!("writing {}", tmp.display()))?;
+        fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))?;
+        Ok(())
+    }
+
+    fn is_done(&self, part: Part) -> bool {
+        self.done.iter().any(|d| d.part == part.id())
+    }
+}
+
+/// The finished parts of a publish that stopped, and how to carry on: the context of its
+/// error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kept {
+    /// The staging folder.
+    pub staging: PathBuf,
+    /// The parts done, by id.
+    pub done: Vec<String>,
+}
+
+impl std::fmt::Display for Kept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.done.is_empty() {
+            return write!(
+                f,
+                "no part of the publish finished (staging folder {})",
+                self.staging.display()
+            );
+        }
+        write!(
+            f,
+            "the finished parts ({}) are kept in {}; `bench publish --resume` carries on from there",
+            self.done.join(", "),
+            self.staging.display()
+        )
+    }
+}
+
+/// A part as this publish will run it: what it runs, how many steps, how long.
+struct Planned {
+    part: Part,
+    /// Servers it runs (names), for the plan's table.
+    servers: Vec<String>,
+    /// Steps (an experiment's step runs; one per server, tool round or the like otherwise).
+    steps: usize,
+    /// What it should take.
+    estimate: Duration,
+    /// What it runs, as the command a user would type for this part alone.
+    command: Vec<String>,
+    /// Why it does not run, when it does not (a `--servers` list that has none of its
+    /// servers, a tool missing).
+    skipped: Option<String>,
+}
+
+/// The names of files a publish writes into DIR (and removes from it before moving the new
+/// ones in): results files of every kind, their reports and charts, and the page.
+pub fn is_published(name: &str) -> bool {
+    if name == "index.html" {
+        return true;
+    }
+    let Some((stem, ext)) = name.rsplit_once('.') else {
+        return false;
+    };
+    if !matches!(ext, "json" | "md" | "svg") {
+        return false;
+    }
+    let Some((kind, stamp)) = stem.split_once('-') else {
+        return false;
+    };
+    let kind_ok = PARTS.iter().any(|p| p.id() == kind);
+    // YYYYMMDDTHHMMSSZ
+    let stamp_ok = stamp.len() == 16
+        && stamp.bytes().enumerate().all(|(i, b)| match i {
+            8 => b == b'T',
+            15 => b == b'Z',
+            _ => b.is_ascii_digit(),
+        });
+    kind_ok && stamp_ok
+}
+
+/// Runs `bench publish` as `args` say; `argv` is the harness's own command line.
+pub fn publish(env: &Env, args: &PublishArgs) -> anyhow::Result<()> {
+    let dir = &args.results_dir;
+    let staging = dir.join(".publish");
+    let state_path = staging.join("state.json");
+    let revision = Git::detect(&env.root).revision;
+    if args.dry_run {
+        let state = State::load(&state_path).unwrap_or_default();
+        print_plan(&plan(env, args)?, &state);
+        return Ok(());
+    }
+    let mut state = match (state_path.exists(), args.resume) {
+        (true, true) => {
+            let s = State::load(&state_path)?;
+            if s.revision != revision {
+                return Err(bad(format!(
+                    "the interrupted publish in {} measured commit {}, and the code is now at {}: one publish measures one commit; remove that folder to start afresh",
+                    staging.display(),
+                    short(s.revision.as_deref()),
+                    short(revision.as_deref())
+                )));
+            }
+            if s.quick != args.quick || s.servers != args.servers {
+                return Err(bad(format!(
+                    "the interrupted publish in {} ran {}with --servers {:?}; resume it with the same options",
+                    staging.display(),
+                    if s.quick { "--quick " } else { "" },
+                    s.servers
+                )));
+            }
+            s
+        }
+        (true, false) => {
+            let s = State::load(&state_path).unwrap_or_default();
+            let done: Vec<&str> = s.done.iter().map(|d| d.part.as_str()).collect();
+            return Err(bad(format!(
+                "an interrupted publish is waiting in {} ({} done): carry on with --resume, or remove that folder to start afresh",
+                staging.display(),
+                if done.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    done.join(", ")
+                }
+            )));
+        }
+        (false, true) => {
+            return Err(bad(format!(
+                "nothing to resume: no interrupted publish in {}",
+                staging.display()
+            )));
+        }
+        (false, false) => State {
+            schema: STATE_SCHEMA.into(),
+            started_utc: timestamp::utc_now(),
+            revision,
+            quick: args.quick,
+            servers: args.servers.clone(),
+            done: Vec::new(),
+        },
+    };
+    if let Some(readme) = readme_of(args)
+        && !readme.is_file()
+    {
+        return Err(bad(format!("no README at {}", readme.display())));
+    }
+    fs::create_dir_all(&staging).with_context(|| format!("creating {}", staging.display()))?;
+    state.save(&state_path)?;
+
+    // The machine first: a busy one is refused before anything is built or started.
+    run::preflight(args.allow_busy)?;
+    let plans = plan(env, args)?;
+    print_plan(&plans, &state);
+    let todo: Vec<&Planned> = plans
+        .iter()
+        .filter(|p| p.skipped.is_none() && !state.is_done(p.part))
+        .collect();
+    let total: usize = plans
+        .iter()
+        .filter(|p| p.skipped.is_none())
+        .map(|p| p.steps)
+        .sum();
+    let done_before: usize = plans
+        .iter()
+        .filter(|p| p.skipped.is_none() && state.is_done(p.part))
+        .map(|p| p.steps)
+        .sum();
+    Whole::begin(total, done_before, todo.iter().map(|p| p.estimate).sum());
+    // Each experiment pins the harness to the load tool's CPU; every part starts from the
+    // CPUs the publish was given, so the next one can split them again.
+    let cpus = pin::allowed().ok().map(pin::CpuSet);
+    let outcome = (|| -> anyhow::Result<()> {
+        for p in &todo {
+            signals::check()?;
+            if let Some(c) = &cpus {
+                let _ = pin::pin_current_thread(c);
+            }
+            crate::say!("publish: {} ({})", p.part.id(), p.command.join(" "));
+            let before = names_in(&staging)?;
+            let result = run_part(env, args, p, &staging);
+            let files: Vec<String> = names_in(&staging)?
+                .difference(&before)
+                .filter(|n| *n != "state.json")
+                .cloned()
+                .collect();
+            match result {
+                Ok(problems) => {
+                    for line in &problems {
+                        crate::say!("publish: {}: {line}", p.part.id());
+                    }
+                    state.done.push(Done {
+                        part: p.part.id().into(),
+                        files,
+                        problems,
+                    });
+                    state.save(&state_path)?;
+                    if let Some(line) = Whole::line() {
+                        crate::say!("publish: {} done; {line}", p.part.id());
+                    }
+                }
+                Err(e) => {
+                    keep_interrupted(&staging, &files)?;
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
+    })();
+    Whole::end();
+    if let Err(e) = outcome {
+        let kept = Kept {
+            staging: staging.clone(),
+            done: state.done.iter().map(|d| d.part.clone()).collect(),
+        };
+        return Err(e.context(kept));
+    }
+    swap(env, args, &state, &staging)
+}
+
+/// Each part as this publish runs it (those done in an earlier sitting included, for the
+/// count of steps).
+fn plan(env: &Env, args: &PublishArgs) -> anyhow::Result<Vec<Planned>> {
+    let manifest = env.manifest()?;
+    let mut plans = Vec::new();
+    for part in PARTS {
+        let planned = match part {
+            Part::Experiment(e) => {
+                let run_args = run_args(e, args);
+                let command = run_command(e, args);
+                let lists: Vec<&str> = manifest
+                    .servers
+                    .iter()
+                    .filter(|s| s.experiments.iter().any(|x| x == e.manifest_id))
+                    .map(|s| s.name.as_str())
+                    .collect();
+                if !args.servers.is_empty() && run_args.servers.is_empty() {
+                    Planned {
+                        part,
+                        servers: Vec::new(),
+                        steps: 0,
+                        estimate: Duration::ZERO,
+                        command,
+                        skipped: Some(format!(
+                            "none of --servers runs {} (its servers: {})",
+                            e.manifest_id,
+                            lists.join(", ")
+                        )),
+                    }
+                } else {
+                    let plan = Plan::new(env, &run_args)?;
+                    let Subjects::Local(chosen) = &plan.subjects else {
+                        unreachable!("a publish starts its servers")
+                    };
+                    let repeat = plan.repeat as usize;
+                    Planned {
+                        part,
+                        servers: chosen.iter().map(|(s, _)| s.name.clone()).collect(),
+                        steps: chosen.iter().map(|(_, st)| st.len()).sum::<usize>() * repeat,
+                        // A server's start and the settling before each step: ~2 s a step.
+                        estimate: chosen
+                            .iter()
+                            .map(|(_, st)| {
+                                experiment::estimate_of(st)
+                                    + Duration::from_secs(2) * st.len() as u32
+                            })
+                            .sum::<Duration>()
+                            * plan.repeat,
+                        command,
+                        skipped: None,
+                    }
+                }
+            }
+            Part::Instructions => {
+                let p = instructions_plan(args, Path::new(""));
+                let servers = if p.servers.is_empty() {
+                    vec!["every Rust variant and the ceiling".to_string()]
+                } else {
+                    p.servers.clone()
+                };
+                Planned {
+                    part,
+                    // Measured here: ~7 minutes for the default set (7 servers).
+                    estimate: if args.quick {
+                        Duration::from_secs(20) * servers.len() as u32
+                    } else {
+                        Duration::from_secs(7 * 60)
+                    },
+                    steps: servers.len().max(1),
+                    servers,
+                    command: instructions_command(args),
+                    skipped: None,
+                }
+            }
+            Part::Tools => {
+                let c = compare_args(args, Path::new(""));
+                let (installed, missing) = tools_here(env);
+                let per = c.duration + c.warmup + Duration::from_secs(1);
+                Planned {
+                    part,
+                    servers: vec![c.server.clone()],
+                    steps: installed.len() * c.rounds as usize,
+                    estimate: per * c.rounds * installed.len() as u32,
+                    command: compare_command(args, &installed),
+                    skipped: if installed.len() < 2 {
+                        Some(format!(
+                            "fewer than two load tools installed (missing: {})",
+                            missing.join(", ")
+                        ))
+                    } else {
+                        None
+                    },
+                }
+            }
+            Part::Idle => {
+                let names = idle_servers(args);
+                let n = if names.is_empty() {
+                    manifest
+                        .servers
+                        .iter()
+                        .filter(|s| s.serves("/hello"))
+                        .count()
+                } else {
+                    names.len()
+                };
+                Planned {
+                    part,
+                    servers: if names.is_empty() {
+                        vec!["every server serving /hello".to_string()]
+                    } else {
+                        names
+                    },
+                    steps: n,
+                    estimate: Duration::from_secs(5) * n as u32,
+                    command: idle_command(args),
+                    skipped: None,
+                }
+            }
+        };
+        plans.push(planned);
+    }
+    Ok(plans)
+}
+
+/// Prints the plan: each part, its servers, steps, estimate, and what is done already.
+fn print_plan(plans: &[Planned], state: &State) {
+    let mut t = Table::new(&["part", "servers", "steps", "takes ~", "as"]);
+    for p in plans {
+        let (steps, takes) = match (&p.skipped, state.is_done(p.part)) {
+            (Some(why), _) => (format!("skipped: {why}"), "-".to_string()),
+            (None, true) => (format!("{} (done)", p.steps), "-".to_string()),
+            (None, false) => (p.steps.to_string(), mmss(p.estimate)),
+        };
+        t.row(vec![
+            p.part.id().to_string(),
+            p.servers.join(", "),
+            steps,
+            takes,
+            p.command.join(" "),
+        ]);
+    }
+    let left: Duration = plans
+        .iter()
+        .filter(|p| p.skipped.is_none() && !state.is_done(p.part))
+        .map(|p| p.estimate)
+        .sum();
+    crate::say!("{t}");
+    crate::say!("publish: about {} of measuring", mmss(left));
+}
+
+/// The README to rewrite, unless `--no-readme`.
+fn readme_of(args: &PublishArgs) -> Option<&PathBuf> {
+    args.readme.as_ref().filter(|_| !args.no_readme)
+}
+
+fn mmss(d: Duration) -> String {
+    let s = d.as_secs();
+    format!("{}:{:02}", s / 60, s % 60)
+}
+
+fn short(rev: Option<&str>) -> String {
+    rev.map_or_else(|| "unknown".into(), |r| r.chars().take(7).collect())
+}
+
+/// The `bench run` arguments of experiment `e` in this publish.
+fn run_args(e: &'static Experiment, args: &PublishArgs) -> RunArgs {
+    let servers = if args.servers.is_empty() {
+        Vec::new()
+    } else {
+        let manifest = manifest::Manifest::load_default().ok();
+        args.servers
+            .iter()
+            .filter(|n| {
+                manifest
+                    .as_ref()
+                    .and_then(|m| m.get(n))
+                    .is_some_and(|s| s.experiments.iter().any(|x| x == e.manifest_id))
+            })
+            .cloned()
+            .collect()
+    };
+    RunArgs {
+        experiment: Some(e.id.to_string()),
+        list: false,
+        servers,
+        tool: "builtin".into(),
+        steps: Vec::new(),
+        rates: Vec::new(),
+        repeat: None,
+        quick: args.quick,
+        length: if args.quick { None } else { e.publish_length },
+        results_dir: PathBuf::new(),
+        target: None,
+        start: start_args(args),
+        manifest: Default::default(),
+    }
+}
+
+fn start_args(args: &PublishArgs) -> StartArgs {
+    StartArgs {
+        port: 0,
+        no_pin: false,
+        workers: None,
+        bin_dir: args.bin_dir.clone(),
+        retries: args.retries,
+        allow_busy: args.allow_busy,
+    }
+}
+
+/// The flags every part's command shares with the publish.
+fn shared_flags(args: &PublishArgs) -> Vec<String> {
+    let mut v = Vec::new();
+    if args.retries != 2 {
+        v.extend(["--retries".to_string(), args.retries.to_string()]);
+    }
+    if args.allow_busy {
+        v.push("--allow-busy".into());
+    }
+    v
+}
+
+/// The `bench run` command that measures experiment `e` as this publish does.
+fn run_command(e: &'static Experiment, args: &PublishArgs) -> Vec<String> {
+    let mut v: Vec<String> = vec!["bench".into(), "run".into(), e.id.into()];
+    let r = run_args(e, args);
+    if !r.servers.is_empty() {
+        v.extend(["--servers".into(), r.servers.join(",")]);
+    }
+    if args.quick {
+        v.push("--quick".into());
+    } else if let Some(d) = e.publish_length {
+        v.extend(["--length".into(), format!("{}s", d.as_secs())]);
+    }
+    v.extend(shared_flags(args));
+    v
+}
+
+fn instructions_plan(args: &PublishArgs, dir: &Path) -> instructions::Plan {
+    let (targets, modes, counts) = if args.quick {
+        (
+            vec!["/".to_string()],
+            vec![Mode::KeepAlive],
+            Counts {
+                small: 200,
+                large: 1_200,
+                connections: 10,
+            },
+        )
+    } else {
+        (
+            instructions::DEFAULT_TARGETS.map(String::from).to_vec(),
+            Mode::ALL.to_vec(),
+            Counts {
+                small: 2_000,
+                large: 12_000,
+                connections: 10,
+            },
+        )
+    };
+    instructions::Plan {
+        servers: args.servers.clone(),
+        targets,
+        modes,
+        counts,
+        results_dir: dir.to_path_buf(),
+        check: None,
+        write_baseline: None,
+    }
+}
+
+fn instructions_command(args: &PublishArgs) -> Vec<String> {
+    let mut v: Vec<String> = vec!["bench".into(), "instructions".into()];
+    if !args.servers.is_empty() {
+        v.extend(["--servers".into(), args.servers.join(",")]);
+    }
+    if args.quick {
+        v.extend(
+            [
+                "--targets",
+                "/",
+                "--modes",
+                "keep-alive",
+                "--small",
+                "200",
+                "--large",
+                "1200",
+            ]
+            .map(String::from),
+        );
+    }
+    v
+}
+
+/// The load tools installed here, and those not.
+fn tools_here(env: &Env) -> (Vec<Tool>, Vec<String>) {
+    let loadgen = env.binary("loadgen");
+    let mut installed = Vec::new();
+    let mut missing = Vec::new();
+    for t in TOOLS {
+        // The built-in generator is built by the part itself.
+        if t == Tool::Builtin || t.available(&loadgen) {
+            installed.push(t);
+        } else {
+            missing.push(t.name().to_string());
+        }
+    }
+    (installed, missing)
+}
+
+fn compare_args(args: &PublishArgs, _dir: &Path) -> CompareArgs {
+    let server = match args.servers.first() {
+        Some(s) if !args.servers.iter().any(|n| n == TOOLS_SERVER) => s.clone(),
+        _ => TOOLS_SERVER.to_string(),
+    };
+    let (rounds, duration, warmup) = if args.quick {
+        (1, Duration::from_secs(1), Duration::from_secs(1))
+    } else {
+        (3, Duration::from_secs(5), Duration::from_secs(2))
+    };
+    CompareArgs {
+        server,
+        tools: Vec::new(),
+        rounds,
+        duration,
+        warmup,
+        connections: 100,
+        endpoint: "/".into(),
+        mode: "keep-alive".into(),
+        start: start_args(args),
+        manifest: Default::default(),
+    }
+}
+
+fn compare_command(args: &PublishArgs, tools: &[Tool]) -> Vec<String> {
+    let c = compare_args(args, Path::new(""));
+    let mut v: Vec<String> = ["bench", "tools", "compare", "--server"]
+        .map(String::from)
+        .to_vec();
+    v.push(c.server);
+    v.push("--tools".into());
+    v.push(tools.iter().map(|t| t.name()).collect::<Vec<_>>().join(","));
+    v.extend([
+        "--rounds".into(),
+        c.rounds.to_string(),
+        "--duration".into(),
+        format!("{}s", c.duration.as_secs()),
+        "--warmup".into(),
+        format!("{}s", c.warmup.as_secs()),
+    ]);
+    v.extend(shared_flags(args));
+    v
+}
+
+fn idle_servers(args: &PublishArgs) -> Vec<String> {
+    args.servers.clone()
+}
+
+fn idle_connections(args: &PublishArgs) -> usize {
+    if args.quick { 100 } else { 10_000 }
+}
+
+fn idle_command(args: &PublishArgs) -> Vec<String> {
+    let mut v: Vec<String> = vec!["bench".into(), "idle".into()];
+    v.extend(idle_servers(args));
+    v.extend(["--connections".into(), idle_connections(args).to_string()]);
+    v
+}
+
+/// Runs one part into `staging`; returns the problems that did not stop it.
+fn run_part(
+    env: &Env,
+    args: &PublishArgs,
+    p: &Planned,
+    staging: &Path,
+) -> anyhow::Result<Vec<String>> {
+    match p.part {
+        Part::Experiment(e) => {
+            let mut r = run_args(e, args);
+            r.results_dir = staging.to_path_buf();
+            let outcome = run::run(env, &r, p.command.clone())?;
+            Ok(outcome.problems)
+        }
+        Part::Instructions => {
+            let plan = instructions_plan(args, staging);
+            instructions::run(env, &plan, p.command.clone())?;
+            steps_done(p.steps);
+            Ok(Vec::new())
+        }
+        Part::Tools => {
+            let (installed, missing) = tools_here(env);
+            let mut c = compare_args(args, staging);
+            c.tools = installed.iter().map(|t| t.name().to_string()).collect();
+            tools::compare(env, &c)?;
+            steps_done(p.steps);
+            Ok(missing
+                .into_iter()
+                .map(|t| format!("{t} is not installed here, so it was not compared"))
+                .collect())
+        }
+        Part::Idle => {
+            idle::run(env, &idle_servers(args), idle_connections(args))?;
+            steps_done(p.steps);
+            Ok(Vec::new())
+        }
+    }
+}
+
+/// A part that is not a `bench run` counts its steps at its end.
+fn steps_done(n: usize) {
+    for _ in 0..n {
+        Whole::step_done();
+    }
+}
+
+/// The names of the files directly in `dir`.
+fn names_in(dir: &Path) -> anyhow::Result<BTreeSet<String>> {
+    let mut v = BTreeSet::new();
+    for entry in fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let entry = entry?;
+        if entry.file_type()?.is_file() {
+            v.insert(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    Ok(v)
+}
+
+/// A stopped part's files go to `staging/interrupted/`: kept, never published.
+fn keep_interrupted(staging: &Path, files: &[String]) -> anyhow::Result<()> {
+    if files.is_empty() {
+        return Ok(());
+    }
+    let dir = staging.join("interrupted");
+    fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    for f in files {
+        fs::rename(staging.join(f), dir.join(f))
+            .with_context(|| format!("moving {f} to {}", dir.display()))?;
+    }
+    Ok(())
+}
+
+/// Every part done: the earlier published files of DIR go, the new ones come in with their
+/// reports, then the page and the README.
+fn swap(env: &Env, args: &PublishArgs, state: &State, staging: &Path) -> anyhow::Result<()> {
+    let dir = &args.results_dir;
+    let old: Vec<String> = names_in(dir)?
+        .into_iter()
+        .filter(|n| is_published(n))
+        .collect();
+    for n in &old {
+        fs::remove_file(dir.join(n)).with_context(|| format!("removing {n}"))?;
+    }
+    let mut experiments = Vec::new();
+    for d in &state.done {
+        for f in &d.files {
+            let to = dir.join(f);
+            fs::rename(staging.join(f), &to)
+                .with_context(|| format!("moving {f} into {}", dir.display()))?;
+            if f.ends_with(".json") && experiment::find(&d.part).is_some() {
+                experiments.push(to);
+            }
+        }
+    }
+    fs::remove_file(staging.join("state.json")).context("removing the publish's state")?;
+    if fs::remove_dir(staging).is_err() {
+        crate::say!(
+            "publish: {} still holds the partial files of a stopped part (not published)",
+            staging.display()
+        );
+    }
+    crate::say!(
+        "publish: {} earlier file(s) of {} replaced by {} new",
+        old.len(),
+        dir.display(),
+        state.done.iter().map(|d| d.files.len()).sum::<usize>()
+    );
+    for json in &experiments {
+        crate::report::write_beside(json, Some(&env.root))?;
+    }
+    let html = dir.join("index.html");
+    crate::report::write_html(&experiments, &html, Some(&env.root))?;
+    crate::say!("page: {}", html.display());
+    if let Some(readme) = readme_of(args) {
+        crate::report::headline::write_readme(std::slice::from_ref(dir), readme)?;
+        crate::say!("{}: headline table rewritten", readme.display());
+    }
+    let problems: Vec<String> = state
+        .done
+        .iter()
+        .flat_map(|d| d.problems.iter().map(move |p| format!("{}: {p}", d.part)))
+        .collect();
+    if !problems.is_empty() {
+        crate::say!(
+            "publish: {} step(s) could not be measured (marked in their results):",
+            problems.len()
+        );
+        for p in &problems {
+            crate::say!("  {p}");
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn published_names_are_the_results_kinds_with_a_timestamp() {
+        for yes in [
+            "e1-20261129T235449Z.json",
+            "e7-20261201T220239Z.svg",
+            "instructions-20261201T090912Z.md",
+            "tools-20261202T010000Z.json",
+            "idle-20261202T010000Z.md",
+            "index.html",
+        ] {
+            assert!(is_published(yes), "{yes}");
+        }
+        for no in [
+            "README.md",
+            "e1-2026.json",
+            "e8-20261129T235449Z.json",
+            "e1-20261129T235449Z.txt",
+            "notes-20261129T235449Z.md",
+            "e1-20261129X235449Z.json",
+        ] {
+            assert!(!is_published(no), "{no}");
+        }
+    }
+
+    /// What the default publish takes if every server of servers.toml runs here and every
+    /// ladder climbs to its top (E7's stop at their saturation, so it takes less): the lengths
+    /// chosen in experiment.rs must keep it within the 90 minutes a publish may take.
+    #[test]
+    fn the_default_publish_is_planned_within_ninety_minutes() {
+        let manifest = manifest::Manifest::load_default().unwrap();
+        let mut total = Duration::ZERO;
+        for e in &experiment::ALL {
+            let steps = e.steps_at(false, None, e.publish_length);
+            let mut secs = Duration::ZERO;
+            for s in manifest
+                .servers
+                .iter()
+                .filter(|s| s.experiments.iter().any(|x| x == e.manifest_id))
+            {
+                let served: Vec<_> = steps
+                    .iter()
+                    .filter(|st| s.serves(&st.endpoint))
+                    .filter(|st| {
+                        !s.is_peer()
+                            || e.peers_on.is_empty()
+                            || e.peers_on.contains(&st.endpoint.as_str())
+                    })
+                    .cloned()
+                    .collect();
+                // A second a step for starting, settling and stopping.
+                secs += experiment::estimate_of(&served) + Duration::from_secs(served.len() as u64);
+            }
+            total += secs * e.repeat;
+        }
+        // instructions (~7 min measured), tools (5 tools × 3 rounds × 7 s), idle (~1 min).
+        total += Duration::from_secs(7 * 60 + 105 + 60);
+        assert!(
+            total <= Duration::from_secs(90 * 60),
+            "the default publish would take {} min",
+            total.as_secs() / 60
+        );
+    }
+
+    #[test]
+    fn the_parts_run_every_experiment_then_the_other_measures() {
+        let ids: Vec<&str> = PARTS.iter().map(|p| p.id()).collect();
+        assert_eq!(
+            ids,
+            [
+                "e1",
+                "e2",
+                "e3",
+                "e4",
+                "e5",
+                "e6",
+                "e7",
+                "instructions",
+                "tools",
+                "idle"
+            ]
+        );
+        assert_eq!(
+            experiment::ALL.len(),
+            7,
+            "a new experiment belongs in PARTS"
+        );
+    }
+}
