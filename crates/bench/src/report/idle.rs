@@ -69,6 +69,43 @@ pub fn markdown_report(r: &IdleResults) -> String {
     out
 }
 
+/// The page's section of `bench idle` results files, newest first: per file its provenance
+/// and its table.
+pub(super) fn html_section(docs: &[IdleResults]) -> String {
+    use std::fmt::Write as _;
+    let esc = super::escape;
+    let mut out = String::from(
+        "<section class=\"experiment\" id=\"idle\">\n<h2>Memory of idle connections</h2>\n<p class=\"question\">What does a connection that sends nothing cost each server in memory?</p>\n",
+    );
+    let mut docs: Vec<&IdleResults> = docs.iter().collect();
+    docs.sort_by(|a, b| b.started_utc.cmp(&a.started_utc));
+    for r in docs {
+        let _ = writeln!(
+            out,
+            "<article class=\"run\">\n<h3>{} idle connections · {}</h3>\n<p>{} to {} on {} ({} CPUs, {}), git {}{}. Each server alone: its process tree's RSS once ready, then with the connections open, each after one answered <code>GET /hello</code>. Command: <code>{}</code></p>",
+            super::thousands(r.connections as f64),
+            esc(&r.started_utc),
+            esc(&r.started_utc),
+            esc(&r.finished_utc),
+            esc(&r.machine.hostname),
+            r.machine.cpus,
+            esc(&r.machine.kernel),
+            esc(r.git.revision.as_deref().unwrap_or("unknown")),
+            if r.git.dirty == Some(true) {
+                " (dirty)"
+            } else {
+                ""
+            },
+            esc(&r.command.join(" "))
+        );
+        let rows: Vec<Vec<String>> = r.servers.iter().map(|s| cells(s, r.connections)).collect();
+        out.push_str(&super::tools::html_table(&HEADER, &rows, |i| i >= 1));
+        out.push_str("</article>\n");
+    }
+    out.push_str("</section>\n");
+    out
+}
+
 /// Writes the markdown report of `r`, the results file at `path`, beside it (`.md`).
 pub fn write_markdown(r: &IdleResults, path: &Path) -> anyhow::Result<PathBuf> {
     let md = path.with_extension("md");
@@ -124,6 +161,11 @@ mod tests {
         assert!(!crate::report::instructions::is_instructions_file(&path));
         assert_eq!(IdleResults::load(&path).unwrap(), r);
         assert!(crate::results::tools::ToolResults::load(&path).is_err());
+        let html = html_section(std::slice::from_ref(&r));
+        assert!(
+            html.contains("<td>server-prebuilt</td><td class=\"num\">4.0</td>"),
+            "{html}"
+        );
         let written = write_report_beside(&path).unwrap();
         assert_eq!(std::fs::read_to_string(written).unwrap(), md);
         let _ = std::fs::remove_dir_all(&dir);

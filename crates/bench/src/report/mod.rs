@@ -116,6 +116,15 @@ pub fn write_beside(
     Ok((md, svg_path))
 }
 
+/// Whether the JSON file at `path` is a results file of `bench instructions`, `bench tools
+/// compare` or `bench idle` (by its `schema`), not of `bench run`: its report is its own
+/// markdown, and it has a section of its own on the page.
+pub fn is_other_results_file(path: &Path) -> bool {
+    instructions::is_instructions_file(path)
+        || tools::is_tools_file(path)
+        || idle::is_idle_file(path)
+}
+
 /// The endpoints of `r`, in the order they first appear.
 pub(crate) fn endpoints(r: &Results) -> Vec<String> {
     let mut v: Vec<String> = Vec::new();

@@ -216,6 +216,105 @@ pub fn markdown_report(r: &ToolResults) -> String {
     out
 }
 
+/// A sortable HTML table: `header`, then `rows`, the columns for which `numeric` holds
+/// right-aligned (the page's script sorts a column by a click on its head).
+pub(crate) fn html_table(
+    header: &[&str],
+    rows: &[Vec<String>],
+    numeric: impl Fn(usize) -> bool,
+) -> String {
+    use std::fmt::Write as _;
+    let esc = super::escape;
+    let class = |i: usize| if numeric(i) { " class=\"num\"" } else { "" };
+    let mut out = String::from("<div class=\"scroll\"><table class=\"sortable\">\n<thead><tr>");
+    for (i, h) in header.iter().enumerate() {
+        let _ = write!(
+            out,
+            "<th{}><button type=\"button\">{}</button></th>",
+            class(i),
+            esc(h)
+        );
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for r in rows {
+        out.push_str("<tr>");
+        for i in 0..header.len() {
+            let c = r.get(i).map_or("", String::as_str);
+            let _ = write!(out, "<td{}>{}</td>", class(i), esc(c));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody></table></div>\n");
+    out
+}
+
+/// The page's section of `bench tools compare` results files, newest first: per file its
+/// provenance, the medians' table and the rounds' table.
+pub(super) fn html_section(docs: &[ToolResults]) -> String {
+    use std::fmt::Write as _;
+    let esc = super::escape;
+    let mut out = String::from(
+        "<section class=\"experiment\" id=\"tools\">\n<h2>Load tools compared</h2>\n<p class=\"question\">How much of a figure is the load tool's? One server driven by several tools at the same load, the tools alternating round by round.</p>\n",
+    );
+    let mut docs: Vec<&ToolResults> = docs.iter().collect();
+    docs.sort_by(|a, b| b.started_utc.cmp(&a.started_utc));
+    for r in docs {
+        let l = &r.load;
+        let _ = writeln!(
+            out,
+            "<article class=\"run\">\n<h3>{} · {}</h3>\n<p>{}{} to {} on {} ({} CPUs, {}), git {}{}; {} {} connections on <code>{}</code>, {} s after a {} s warm-up, {} round(s). The reference tool is {}. Command: <code>{}</code></p>",
+            esc(&r.server.name),
+            esc(&r.started_utc),
+            if r.complete {
+                String::new()
+            } else {
+                format!(
+                    "<strong>Incomplete: {}.</strong> ",
+                    esc(r.incomplete_reason.as_deref().unwrap_or("stopped early"))
+                )
+            },
+            esc(&r.started_utc),
+            esc(&r.finished_utc),
+            esc(&r.machine.hostname),
+            r.machine.cpus,
+            esc(&r.machine.kernel),
+            esc(r.git.revision.as_deref().unwrap_or("unknown")),
+            if r.git.dirty == Some(true) {
+                " (dirty)"
+            } else {
+                ""
+            },
+            l.connections,
+            esc(&l.mode),
+            esc(&l.endpoint),
+            l.duration_s,
+            l.warmup_s,
+            l.rounds,
+            esc(reference(r)),
+            esc(&r.command.join(" "))
+        );
+        out.push_str("<h4>Medians over the rounds</h4>\n");
+        let medians: Vec<Vec<String>> = r.medians.iter().map(median_cells).collect();
+        out.push_str(&html_table(&MEDIANS_HEADER, &medians, |i| i >= 1));
+        out.push_str("<h4>Rounds</h4>\n");
+        let rounds: Vec<Vec<String>> = r.rounds.iter().map(round_cells).collect();
+        out.push_str(&html_table(&ROUNDS_HEADER, &rounds, |i| {
+            (2..10).contains(&i) || i == 0
+        }));
+        let _ = write!(
+            out,
+            "<ul class=\"notes\"><li>{}</li>",
+            esc(&tool_bound_note(r.tool_cpus_given))
+        );
+        for p in &r.problems {
+            let _ = write!(out, "<li>{}</li>", esc(p));
+        }
+        out.push_str("</ul>\n</article>\n");
+    }
+    out.push_str("</section>\n");
+    out
+}
+
 /// Writes the markdown report of `r`, the results file at `path`, beside it (`.md`).
 pub fn write_markdown(r: &ToolResults, path: &Path) -> anyhow::Result<PathBuf> {
     let md = path.with_extension("md");
@@ -344,6 +443,17 @@ mod tests {
         assert!(md.contains("| 1 | wrk | - | - | - | - | - | - | - | - | wrk failed \\| exit 1 |"));
         assert!(md.contains("| builtin | 1/1 | 1000 | 300 | 97 | 1/1 | 1.000 | 1.000 |"));
         assert!(md.contains("## Problems\n\n- wrk: wrk failed\n"));
+    }
+
+    #[test]
+    fn the_page_section_has_both_tables() {
+        let html = html_section(&[sample()]);
+        assert_eq!(html.matches("<table class=\"sortable\">").count(), 2);
+        assert!(
+            html.contains("<td>builtin</td><td class=\"num\">1/1</td>"),
+            "{html}"
+        );
+        assert!(html.contains("<strong>Incomplete: "));
     }
 
     #[test]
