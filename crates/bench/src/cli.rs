@@ -90,6 +90,9 @@ pub struct IdleArgs {
     /// Idle connections to hold open, each after one answered `GET /hello`
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     pub connections: usize,
+    /// Where to write the results JSON (idle-TIMESTAMP.json) and its markdown report
+    #[arg(long, value_name = "DIR", default_value = "results")]
+    pub results_dir: PathBuf,
     /// Use the Rust binaries in DIR as they are instead of building target/release
     #[arg(long, value_name = "DIR")]
     pub bin_dir: Option<PathBuf>,
@@ -325,6 +328,9 @@ pub struct CompareArgs {
     /// (ab's only modes are the HTTP/1.0 ones)
     #[arg(long, value_name = "MODE", default_value = "keep-alive")]
     pub mode: String,
+    /// Where to write the results JSON (tools-TIMESTAMP.json) and its markdown report
+    #[arg(long, value_name = "DIR", default_value = "results")]
+    pub results_dir: PathBuf,
     /// How the server is started.
     #[command(flatten)]
     pub start: StartArgs,

@@ -137,7 +137,15 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
         }
         Cmd::Idle(a) => {
             let env = Env::new(a.bin_dir).with_servers_file(a.manifest.servers_file);
-            idle::run(&env, &a.names, a.connections).map(|_| ())
+            let mut command = vec!["bench".to_string()];
+            command.extend(argv.into_iter().skip(1));
+            let path = idle::run_to(&env, &a.names, a.connections, &a.results_dir, command)?;
+            say!(
+                "results: {} (report: {})",
+                path.display(),
+                path.with_extension("md").display()
+            );
+            Ok(())
         }
         Cmd::Tools(t) => match t.command {
             ToolsCmd::List => {
@@ -147,7 +155,15 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
             ToolsCmd::Compare(a) => {
                 let env = Env::new(a.start.bin_dir.clone())
                     .with_servers_file(a.manifest.servers_file.clone());
-                tools::compare(&env, &a)
+                let mut command = vec!["bench".to_string()];
+                command.extend(argv.into_iter().skip(1));
+                let path = tools::compare_as(&env, &a, command)?;
+                say!(
+                    "results: {} (report: {})",
+                    path.display(),
+                    path.with_extension("md").display()
+                );
+                Ok(())
             }
         },
         Cmd::Report(a) => {
@@ -171,6 +187,16 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
             for file in &a.files {
                 if bench::report::instructions::is_instructions_file(file) {
                     let md = bench::report::instructions::write_report_beside(file)?;
+                    say!("{}: {}", file.display(), md.display());
+                    continue;
+                }
+                if bench::report::tools::is_tools_file(file) {
+                    let md = bench::report::tools::write_report_beside(file)?;
+                    say!("{}: {}", file.display(), md.display());
+                    continue;
+                }
+                if bench::report::idle::is_idle_file(file) {
+                    let md = bench::report::idle::write_report_beside(file)?;
                     say!("{}: {}", file.display(), md.display());
                     continue;
                 }

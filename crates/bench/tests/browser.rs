@@ -286,8 +286,8 @@ fn docs() -> Vec<Doc> {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        // `bench instructions` files have their own section, not a run's.
-        .filter(|p| !bench::report::instructions::is_instructions_file(p))
+        // `bench instructions`, `tools compare` and `idle` files have their own sections.
+        .filter(|p| !bench::report::is_other_results_file(p))
         .collect();
     files.sort();
     for recorded in ["results-e3.json", "results-e7.json"] {

@@ -19,6 +19,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use bench::results::Results;
+use bench::results::tools::ToolResults;
 use bench::step::tools::Tool;
 use conformance::require;
 
@@ -1074,6 +1075,7 @@ fn a_closed_stdout_is_not_a_panic() {
 fn tools_compare_alternates_the_tools_on_one_server() {
     let _heavy = heavy();
     let bins = bin_dir();
+    let dir = scratch("tools-compare");
     // Every other tool that is installed here (scripts/install-peers.sh: wrk, k6, autocannon;
     // oha with INSTALL_OHA=1) is compared with the built-in one; with none, the test has
     // nothing to compare and says so.
@@ -1108,12 +1110,15 @@ fn tools_compare_alternates_the_tools_on_one_server() {
             "10",
             "--bin-dir",
             bins.to_str().unwrap(),
+            "--results-dir",
+            dir.to_str().unwrap(),
         ],
         Duration::from_secs(180),
     );
     let stdout = text(&out.stdout);
     println!("{stdout}");
     assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
+    fs::remove_dir_all(&dir).ok();
 
     // One server for the whole command; every tool ran under bench; nothing is left.
     let names: Vec<&str> = seen.values().map(|s| s.comm.as_str()).collect();
@@ -1162,6 +1167,126 @@ fn tools_compare_alternates_the_tools_on_one_server() {
         }
     }
     assert!(stdout.contains("medians over the rounds"), "{stdout}");
+}
+
+/// `bench tools compare` writes `tools-<UTC>.json` (both tools' rows and medians, the load,
+/// the provenance, no path under the workspace root) and its report, which `bench report`
+/// writes again byte for byte.
+#[test]
+fn tools_compare_writes_its_results_file_and_report() {
+    if !installed(
+        Tool::Wrk,
+        "bench::cli::tools_compare_writes_its_results_file",
+    ) {
+        return;
+    }
+    let _heavy = heavy();
+    let bins = bin_dir();
+    let dir = scratch("tools-file");
+    let args = [
+        "tools",
+        "compare",
+        "--server",
+        "server-prebuilt",
+        "--tools",
+        "builtin,wrk",
+        "--rounds",
+        "1",
+        "--duration",
+        "1s",
+        "--warmup",
+        "1s",
+        "--connections",
+        "10",
+        "--allow-busy",
+        "--retries",
+        "0",
+    ];
+    let (out, seen, _) = bench_in(&args, (&bins, &dir), &[], Duration::from_secs(120));
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
+    assert!(still_running(&seen).is_empty());
+    let json = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("results: "))
+        .and_then(|l| l.split(" (report: ").next())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("no results line: {stdout}"));
+    let md_path = json.with_extension("md");
+    let mut names: Vec<String> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let stem = json.file_stem().unwrap().to_str().unwrap();
+    assert!(stem.starts_with("tools-") && stem.ends_with('Z'), "{stem}");
+    assert_eq!(names, [format!("{stem}.json"), format!("{stem}.md")]);
+
+    let r = ToolResults::load(&json).unwrap();
+    assert_eq!(r.schema, "bench.tools/1");
+    assert!(r.complete && r.incomplete_reason.is_none() && r.problems.is_empty());
+    assert_eq!(r.command[..3], ["bench", "tools", "compare"]);
+    assert!(r.machine.cpus >= 1 && r.versions.contains_key("rustc"));
+    let tools: Vec<&str> = r.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(tools, ["builtin", "wrk"]);
+    assert!(r.tools.iter().all(|t| t.version.is_some()), "{:?}", r.tools);
+    assert_eq!(r.server.name, "server-prebuilt");
+    let l = &r.load;
+    assert_eq!(
+        (
+            l.connections,
+            l.mode.as_str(),
+            l.endpoint.as_str(),
+            l.rounds
+        ),
+        (10, "keep-alive", "/", 1)
+    );
+    assert_eq!((l.duration_s, l.warmup_s), (1.0, 1.0));
+    let order: Vec<(u32, &str)> = r
+        .rounds
+        .iter()
+        .map(|x| (x.round, x.tool.as_str()))
+        .collect();
+    assert_eq!(order, [(1, "builtin"), (1, "wrk")]);
+    for x in &r.rounds {
+        let run = x.run.as_ref().unwrap_or_else(|| panic!("{x:?}"));
+        assert!(
+            run.requests_per_s > 0.0 && run.tool_cpu_percent.is_some(),
+            "{x:?}"
+        );
+        assert!(
+            x.requests_per_s_ratio.is_some() && !x.tool_command.is_empty(),
+            "{x:?}"
+        );
+    }
+    assert_eq!(r.rounds[0].requests_per_s_ratio, Some(1.0));
+    let medians: Vec<(&str, usize)> = r
+        .medians
+        .iter()
+        .map(|m| (m.tool.as_str(), m.rounds_valid))
+        .collect();
+    assert_eq!(medians, [("builtin", 1), ("wrk", 1)]);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = fs::canonicalize(root).unwrap();
+    let raw = fs::read_to_string(&json).unwrap();
+    assert!(!raw.contains(&format!("{}/", root.display())), "{raw}");
+
+    let md = fs::read(&md_path).unwrap();
+    let page = String::from_utf8_lossy(&md);
+    assert!(
+        page.contains("| 1 | builtin | ") && page.contains("| 1 | wrk | "),
+        "{page}"
+    );
+    assert!(page.contains("The reference tool is builtin"), "{page}");
+    fs::remove_file(&md_path).unwrap();
+    let out = Command::new(BENCH)
+        .arg("report")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(fs::read(&md_path).unwrap(), md);
+    fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

@@ -1,19 +1,33 @@
 //! `bench idle` end to end: the real server-prebuilt (bench builds its release binary) holding
-//! a few hundred idle keep-alive connections, and a bad server name.
+//! a few hundred idle keep-alive connections, its results file and the report `bench report`
+//! makes of it again, and a bad server name.
 
+use std::path::PathBuf;
 use std::process::Command;
+
+use bench::results::idle::{IdleResults, SCHEMA};
 
 const BENCH: &str = env!("CARGO_BIN_EXE_bench");
 
 #[test]
-fn idle_connections_are_held_and_measured() {
+fn idle_connections_are_held_measured_and_written() {
+    let dir = std::env::temp_dir().join(format!("bench-idle-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     let out = Command::new(BENCH)
-        .args(["idle", "server-prebuilt", "--connections", "300"])
+        .args([
+            "idle",
+            "server-prebuilt",
+            "--connections",
+            "200",
+            "--results-dir",
+        ])
+        .arg(&dir)
         .output()
         .expect("run bench");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}{stderr}");
+    println!("{stdout}");
     let row = stdout
         .lines()
         .find(|l| l.starts_with("server-prebuilt"))
@@ -23,8 +37,48 @@ fn idle_connections_are_held_and_measured() {
     let before: f64 = cells[1].parse().unwrap();
     let with: f64 = cells[2].parse().unwrap();
     assert!(before > 0.5 && with >= before, "{row}");
-    assert_eq!(cells[3], "300", "{row}");
-    println!("{stdout}");
+    assert_eq!(cells[3], "200", "{row}");
+
+    // The results file: one entry, the figures of the table, and its report beside it.
+    let json = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("results: "))
+        .and_then(|l| l.split(" (report: ").next())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("no results line: {stdout}"));
+    assert!(json.starts_with(&dir), "{json:?}");
+    let name = json.file_name().unwrap().to_str().unwrap();
+    assert!(
+        name.starts_with("idle-") && name.ends_with("Z.json"),
+        "{name}"
+    );
+    let r = IdleResults::load(&json).unwrap();
+    assert_eq!((r.schema.as_str(), r.connections), (SCHEMA, 200));
+    assert_eq!(r.command[..2], ["bench", "idle"]);
+    assert!(r.machine.cpus >= 1 && r.versions.contains_key("bench"));
+    assert_eq!(r.servers.len(), 1);
+    let s = &r.servers[0];
+    assert_eq!(s.name, "server-prebuilt");
+    assert!(s.before_kb > 512 && s.with_kb >= s.before_kb, "{s:?}");
+    let md_path = json.with_extension("md");
+    let md = std::fs::read(&md_path).expect("the report beside the results");
+    let text = String::from_utf8_lossy(&md);
+    assert!(text.contains("| server-prebuilt | "), "{text}");
+
+    // `bench report` on the file writes the same report again, byte for byte.
+    std::fs::remove_file(&md_path).unwrap();
+    let out = Command::new(BENCH)
+        .arg("report")
+        .arg(&json)
+        .output()
+        .expect("run bench report");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(&md_path).unwrap(), md);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -7,13 +7,21 @@
 //! Nothing here is a copy of `bench run`: the server is started and stopped by
 //! [`server::start`] and its guard, the RSS comes from [`sample::rss_kb`], and the answers are
 //! framed by the conformance suite's wire parser.
+//!
+//! [`run_to`] also writes the figures as `idle-<UTC>.json` (schema `bench.idle/1`,
+//! [`crate::results::idle`]) with its markdown report beside it ([`crate::report::idle`]).
 
+use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
 
+use crate::report::idle as report;
+use crate::results::idle::{IdleResults, IdleServer, SCHEMA};
+use crate::results::{Git, Machine, provenance, timestamp};
 use crate::step::server::{self, Availability, Env};
 use crate::step::{sample, signals};
 use crate::term::table::Table;
@@ -40,6 +48,16 @@ impl Idle {
     /// The memory each idle connection added, bytes (0 when the RSS did not grow).
     pub fn bytes_per_connection(&self) -> u64 {
         self.with_kb.saturating_sub(self.before_kb) * 1024 / self.connections.max(1) as u64
+    }
+
+    /// Its entry in the results file.
+    pub fn entry(&self) -> IdleServer {
+        IdleServer {
+            name: self.server.clone(),
+            before_kb: self.before_kb,
+            with_kb: self.with_kb,
+            bytes_per_connection: self.bytes_per_connection(),
+        }
     }
 }
 
@@ -81,7 +99,7 @@ pub fn open_idle(addr: SocketAddr, n: usize) -> anyhow::Result<Vec<TcpStream>> {
 }
 
 /// `bench idle`: every named server (or every runnable one), `connections` idle connections
-/// each, and the table.
+/// each, and the table on stdout. Returns the figures.
 pub fn run(env: &Env, names: &[String], connections: usize) -> anyhow::Result<Vec<Idle>> {
     if connections == 0 {
         bail!("--connections must be at least 1");
@@ -104,13 +122,7 @@ pub fn run(env: &Env, names: &[String], connections: usize) -> anyhow::Result<Ve
     let packages: Vec<String> = runnable.iter().filter_map(|s| s.package.clone()).collect();
     server::build(env, &packages, || {})?;
 
-    let mut table = Table::new(&[
-        "server",
-        "RSS at start MB",
-        "RSS with idle MB",
-        "connections",
-        "bytes per connection",
-    ]);
+    let mut table = Table::new(&report::HEADER);
     let mut all = Vec::new();
     for s in runnable {
         let mut running = server::start(s, env, 0, None)?;
@@ -131,15 +143,41 @@ pub fn run(env: &Env, names: &[String], connections: usize) -> anyhow::Result<Ve
             with_kb,
             connections,
         };
-        table.row(vec![
-            idle.server.clone(),
-            format!("{:.1}", before_kb as f64 / 1024.0),
-            format!("{:.1}", with_kb as f64 / 1024.0),
-            crate::report::thousands(connections as f64),
-            crate::report::thousands(idle.bytes_per_connection() as f64),
-        ]);
+        table.row(report::cells(&idle.entry(), connections));
         all.push(idle);
     }
     crate::say!("{table}");
     Ok(all)
+}
+
+/// [`run`], then its results file: `idle-<UTC>.json` (schema `bench.idle/1`) in
+/// `results_dir` with its markdown report beside it (`.md`), `command` being how the harness
+/// was invoked. Returns the JSON's path.
+pub fn run_to(
+    env: &Env,
+    names: &[String],
+    connections: usize,
+    results_dir: &Path,
+    command: Vec<String>,
+) -> anyhow::Result<PathBuf> {
+    let started_utc = timestamp::utc_now();
+    let figures = run(env, names, connections)?;
+    let mut doc = IdleResults {
+        schema: SCHEMA.into(),
+        started_utc,
+        finished_utc: timestamp::utc_now(),
+        command,
+        machine: Machine::detect(),
+        git: Git::detect(&env.root),
+        versions: BTreeMap::from([("bench".to_string(), env!("CARGO_PKG_VERSION").to_string())]),
+        connections,
+        servers: figures.iter().map(Idle::entry).collect(),
+    };
+    if let Some(v) = provenance::version_line("rustc", &["--version"]) {
+        doc.versions.insert("rustc".into(), v);
+    }
+    doc.relative_to(&env.root);
+    let path = doc.write(results_dir).context("cannot write the results")?;
+    report::write_markdown(&doc, &path)?;
+    Ok(path)
 }

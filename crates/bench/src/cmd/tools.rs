@@ -7,7 +7,8 @@
 //! requests/s, p50 and p99, the server's CPU per request, the tool's own CPU (its whole
 //! process tree) and whether that made it the bottleneck (`†`), the 1-minute load average,
 //! and the requests/s and p50 ratios to the first tool of the same round; then the medians
-//! over the rounds.
+//! over the rounds. It writes the same as `tools-<UTC>.json` (schema `bench.tools/1`,
+//! [`crate::results::tools`]) with its markdown report beside it ([`crate::report::tools`]).
 //!
 //! Nothing here is a copy of `bench run`: the server is started by [`server::start`] (pinned
 //! to the server CPUs, stopped by its guard), every run is one [`step::run`] (warm-up,
@@ -16,13 +17,22 @@
 //! check as `bench run`'s. Another tool is one more [`Tool`] adapter; another figure per
 //! tool is one more field of [`Run`] and one more column.
 
-use anyhow::bail;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
+use anyhow::{Context, bail};
+
+use super::run::Partial;
 use crate::cli::CompareArgs;
 use crate::experiment::{Step, TOKEN, Warmup};
 use crate::plan::{bad, find_serving, refuse_unless_applicable};
-use crate::results::{Run, StepResult};
+use crate::report::tools as report;
+use crate::results::tools::{
+    CompareLoad, CompareServer, Round, SCHEMA, ToolMedian, ToolResults, ToolVersion,
+};
+use crate::results::{Git, Machine, Pinning, Run, StepResult, provenance, timestamp};
 use crate::step::server::{self, Availability, Env};
+use crate::step::signals::Interrupted;
 use crate::step::tools::{Mode, TOOLS, Tool};
 use crate::step::{self, Load, Spawn, Subject, pin, signals};
 use crate::term::progress::Progress;
@@ -41,6 +51,8 @@ pub struct Measured {
     pub invalid: Option<String>,
     /// The 1-minute load average after the run (other work on the machine shows in it).
     pub load1: Option<f64>,
+    /// The tool's exact argv.
+    pub tool_command: Vec<String>,
 }
 
 /// Prints `bench tools list`: one row per tool (installed or not, where, version, how to
@@ -77,8 +89,22 @@ pub fn tools_table(env: &Env) -> Table {
     t
 }
 
-/// Runs `bench tools compare` as `args` says.
-pub fn compare(env: &Env, args: &CompareArgs) -> anyhow::Result<()> {
+/// Runs `bench tools compare` as `args` says, `command` being how the harness was invoked,
+/// and writes `tools-<UTC>.json` and its markdown report (`.md`) in `--results-dir`.
+/// Returns the JSON's path.
+///
+/// The file is written whatever happened once the first run finished: with the problems of
+/// runs that could not be measured (then the error names the file), or, after a signal or
+/// an error, with the runs so far and `"complete": false` (the error then carries a
+/// [`Partial`] naming the file).
+pub fn compare(env: &Env, args: &CompareArgs) -> anyhow::Result<PathBuf> {
+    let mut command = vec!["bench".to_string()];
+    command.extend(std::env::args().skip(1));
+    compare_as(env, args, command)
+}
+
+/// [`compare`] with the invocation recorded in the results given.
+pub fn compare_as(env: &Env, args: &CompareArgs, command: Vec<String>) -> anyhow::Result<PathBuf> {
     let tools = parse_tools(&args.tools)?;
     let step = step_of(args)?;
     let manifest = env.manifest()?;
@@ -110,6 +136,7 @@ pub fn compare(env: &Env, args: &CompareArgs) -> anyhow::Result<()> {
     if let Some(c) = &cpus {
         let _ = pin::pin_current_thread(&c.load);
     }
+    let started = timestamp::utc_now();
 
     let mut running = server::start(
         entry,
@@ -132,79 +159,167 @@ pub fn compare(env: &Env, args: &CompareArgs) -> anyhow::Result<()> {
         args.warmup.as_secs_f64(),
         args.rounds
     );
+    let mut versions = Vec::new();
     for &tool in &tools {
+        let version = tool.version(&loadgen);
         crate::say!(
             "{}: {}",
             tool.name(),
-            tool.version(&loadgen)
-                .unwrap_or_else(|| "version unknown".into())
+            version.as_deref().unwrap_or("version unknown")
         );
+        versions.push(ToolVersion {
+            name: tool.name().to_string(),
+            version,
+        });
+    }
+    let given = cpus
+        .as_ref()
+        .map_or_else(step::cpus_allowed, |c| c.load.0.len().max(1));
+    let mut doc = ToolResults {
+        schema: SCHEMA.into(),
+        started_utc: started,
+        finished_utc: String::new(),
+        complete: false,
+        incomplete_reason: None,
+        command,
+        machine: Machine::detect(),
+        git: Git::detect(&env.root),
+        versions: BTreeMap::from([("bench".to_string(), env!("CARGO_PKG_VERSION").to_string())]),
+        tools: versions,
+        server: CompareServer {
+            name: entry.name.clone(),
+            command: running.command.clone(),
+        },
+        load: CompareLoad {
+            connections: args.connections,
+            mode: step.mode.name().to_string(),
+            endpoint: step.endpoint.clone(),
+            duration_s: args.duration.as_secs_f64(),
+            warmup_s: args.warmup.as_secs_f64(),
+            rounds: args.rounds,
+        },
+        pinning: cpus.as_ref().map(|c| Pinning {
+            server_cpus: c.server.0.clone(),
+            load_cpus: c.load.0.clone(),
+        }),
+        tool_cpus_given: given,
+        rounds: Vec::new(),
+        medians: Vec::new(),
+        problems: Vec::new(),
+    };
+    if let Some(v) = provenance::version_line("rustc", &["--version"]) {
+        doc.versions.insert("rustc".into(), v);
     }
     let mut spawn = Spawn {
         cwd: &env.root,
         cpus: cpus.as_ref().map(|c| &c.load),
     };
-    let given = cpus
-        .as_ref()
-        .map_or_else(step::cpus_allowed, |c| c.load.0.len().max(1));
     let mut progress = Progress::new();
     progress.run_length((args.duration + args.warmup) * args.rounds * tools.len() as u32);
     let mut subject = Subject::new(addr, Some(&mut running));
     let mut rows = Vec::new();
     let mut problems = Vec::new();
-    for round in 1..=args.rounds {
-        for &tool in &tools {
-            signals::check()?;
-            let mut load = Load {
-                tool,
-                loadgen: &loadgen,
-                quick: false,
-                cpus: given,
-                retries: args.start.retries,
-                settle: step::SETTLE_LIMIT,
-                launch: &mut spawn,
-            };
-            let mut result = step::results_for(std::slice::from_ref(&step)).remove(0);
-            let what = format!("round {round}/{}: {}", args.rounds, tool.name());
-            let failed = step::run(
-                &mut load,
-                &mut subject,
-                &step,
-                &mut result,
-                &mut progress,
-                &what,
-            )?;
-            problems.extend(failed.into_iter().map(|f| format!("{}: {f}", tool.name())));
-            rows.push(measured(round, tool, result));
+    let total = args.rounds as usize * tools.len();
+    let ran = (|| -> anyhow::Result<()> {
+        for round in 1..=args.rounds {
+            for &tool in &tools {
+                signals::check()?;
+                let mut load = Load {
+                    tool,
+                    loadgen: &loadgen,
+                    quick: false,
+                    cpus: given,
+                    retries: args.start.retries,
+                    settle: step::SETTLE_LIMIT,
+                    launch: &mut spawn,
+                };
+                let mut result = step::results_for(std::slice::from_ref(&step)).remove(0);
+                let what = format!("round {round}/{}: {}", args.rounds, tool.name());
+                let failed = step::run(
+                    &mut load,
+                    &mut subject,
+                    &step,
+                    &mut result,
+                    &mut progress,
+                    &what,
+                )?;
+                problems.extend(failed.into_iter().map(|f| format!("{}: {f}", tool.name())));
+                rows.push(measured(round, tool, result));
+            }
         }
-    }
+        Ok(())
+    })();
     progress.finish();
     drop(subject);
-    let left = running.stop();
-    if !left.is_empty() {
-        bail!(
-            "{} left processes behind after stopping: {left:?}",
-            entry.name
-        );
+    if let Err(e) = ran {
+        // The runs that finished are kept, marked incomplete; the guard stops the server.
+        if rows.is_empty() {
+            return Err(e);
+        }
+        let why = match e.downcast_ref::<Interrupted>() {
+            Some(i) => i.to_string(),
+            None => format!("stopped by an error ({})", e.root_cause()),
+        };
+        doc.incomplete_reason = Some(format!("{why} after {} of {total} runs", rows.len()));
+        return match finish(&mut doc, &rows, &tools, problems, env, &args.results_dir) {
+            Ok(path) => Err(e.context(Partial {
+                path,
+                done: rows.len(),
+                total,
+            })),
+            Err(w) => Err(e.context(format!("and the results could not be written: {w}"))),
+        };
     }
-    crate::term::out::text(rounds_table(&rows, &tools));
+    let left = running.stop();
+    doc.complete = true;
+    let path = finish(&mut doc, &rows, &tools, problems, env, &args.results_dir)?;
+    crate::term::out::text(report::rounds_table(&doc.rounds));
     crate::say!(
         "\nmedians over the rounds (ratios: per round, to {}):",
         tools[0]
     );
-    crate::term::out::text(medians_table(&rows, &tools));
-    crate::say!(
-        "† tool-bound: the tool used at least 90 % of the CPUs it could use ({given} given; 1 for wrk -t1, ab and autocannon), so its req/s is its own limit"
-    );
-    match problems.as_slice() {
-        [] => Ok(()),
-        [one] => bail!("a run could not be measured: {one}"),
+    crate::term::out::text(report::medians_table(&doc.medians));
+    crate::say!("{}", report::tool_bound_note(given));
+    if !left.is_empty() {
+        bail!(
+            "results written to {}, but {} left processes behind after stopping: {left:?}",
+            path.display(),
+            entry.name
+        );
+    }
+    match doc.problems.as_slice() {
+        [] => Ok(path),
+        [one] => bail!(
+            "results written to {}, but a run could not be measured: {one}",
+            path.display()
+        ),
         [first, rest @ ..] => bail!(
-            "{} runs could not be measured: {first} (and {} more)",
+            "results written to {}, but {} runs could not be measured: {first} (and {} more)",
+            path.display(),
             rest.len() + 1,
             rest.len()
         ),
     }
+}
+
+/// Fills `doc` with the rows, their medians and the problems, and writes it and its markdown
+/// report in `dir`, paths under the workspace root relative to it.
+fn finish(
+    doc: &mut ToolResults,
+    rows: &[Measured],
+    tools: &[Tool],
+    problems: Vec<String>,
+    env: &Env,
+    dir: &Path,
+) -> anyhow::Result<PathBuf> {
+    doc.rounds = rounds_of(rows, tools);
+    doc.medians = medians_of(rows, tools);
+    doc.problems = problems;
+    doc.finished_utc = timestamp::utc_now();
+    doc.relative_to(&env.root);
+    let path = doc.write(dir).context("cannot write the results")?;
+    report::write_markdown(doc, &path)?;
+    Ok(path)
 }
 
 /// The `--tools` names as tools: at least two, none twice.
@@ -259,6 +374,7 @@ fn measured(round: u32, tool: Tool, result: StepResult) -> Measured {
     Measured {
         round,
         tool,
+        tool_command: result.tool_command.clone(),
         run: result
             .valid
             .then(|| result.repeats.into_iter().next())
@@ -299,90 +415,56 @@ fn p50(run: &Run) -> Option<f64> {
     run.latency_us.p50.map(|v| v as f64)
 }
 
-/// Requests/s, with `†` when the tool was the bottleneck.
-fn rps_cell(run: Option<&Run>) -> String {
-    match run {
-        Some(r) if r.tool_bound => format!("{:.0}†", r.requests_per_s),
-        Some(r) => format!("{:.0}", r.requests_per_s),
-        None => "-".into(),
-    }
+/// The rows as the results file holds them: each with its ratios to the first tool's run of
+/// the same round.
+pub fn rounds_of(rows: &[Measured], tools: &[Tool]) -> Vec<Round> {
+    rows.iter()
+        .map(|row| Round {
+            round: row.round,
+            tool: row.tool.name().to_string(),
+            run: row.run.clone(),
+            invalid_reason: row.invalid.clone(),
+            load1: row.load1,
+            requests_per_s_ratio: ratio(rows, tools, row, rps),
+            p50_ratio: ratio(rows, tools, row, p50),
+            tool_command: row.tool_command.clone(),
+        })
+        .collect()
 }
 
-fn fixed(v: Option<f64>, decimals: usize) -> String {
-    v.map_or("-".to_string(), |v| format!("{v:.decimals$}"))
+/// One entry per tool: the medians of its figures and of its per-round ratios.
+pub fn medians_of(rows: &[Measured], tools: &[Tool]) -> Vec<ToolMedian> {
+    tools
+        .iter()
+        .map(|&tool| {
+            let mine: Vec<&Measured> = rows.iter().filter(|r| r.tool == tool).collect();
+            let valid: Vec<&Run> = mine.iter().filter_map(|r| r.run.as_ref()).collect();
+            let of = |f: &dyn Fn(&Measured) -> Option<f64>| {
+                median(mine.iter().filter_map(|r| f(r)).collect())
+            };
+            ToolMedian {
+                tool: tool.name().to_string(),
+                rounds: mine.len(),
+                rounds_valid: valid.len(),
+                requests_per_s: median(valid.iter().map(|r| r.requests_per_s).collect()),
+                p50_us: median(valid.iter().filter_map(|r| p50(r)).collect()),
+                tool_cpu_percent: median(valid.iter().filter_map(|r| r.tool_cpu_percent).collect()),
+                tool_bound_rounds: valid.iter().filter(|r| r.tool_bound).count(),
+                requests_per_s_ratio: of(&|r| ratio(rows, tools, r, rps)),
+                p50_ratio: of(&|r| ratio(rows, tools, r, p50)),
+            }
+        })
+        .collect()
 }
 
 /// One row per round and tool.
 pub fn rounds_table(rows: &[Measured], tools: &[Tool]) -> Table {
-    let mut t = Table::new(&[
-        "round",
-        "tool",
-        "req/s",
-        "p50 µs",
-        "p99 µs",
-        "server CPU µs/req",
-        "tool CPU %",
-        "load1",
-        "req/s ratio",
-        "p50 ratio",
-        "note",
-    ]);
-    for row in rows {
-        let run = row.run.as_ref();
-        t.row(vec![
-            row.round.to_string(),
-            row.tool.name().to_string(),
-            rps_cell(run),
-            fixed(run.and_then(p50), 0),
-            fixed(run.and_then(|r| r.latency_us.p99.map(|v| v as f64)), 0),
-            fixed(run.and_then(|r| r.cpu_us_per_request), 2),
-            fixed(run.and_then(|r| r.tool_cpu_percent), 0),
-            fixed(row.load1, 2),
-            fixed(ratio(rows, tools, row, rps), 3),
-            fixed(ratio(rows, tools, row, p50), 3),
-            row.invalid.clone().unwrap_or_default(),
-        ]);
-    }
-    t
+    report::rounds_table(&rounds_of(rows, tools))
 }
 
 /// One row per tool: the medians of its figures and of its per-round ratios.
 pub fn medians_table(rows: &[Measured], tools: &[Tool]) -> Table {
-    let mut t = Table::new(&[
-        "tool",
-        "rounds",
-        "req/s",
-        "p50 µs",
-        "tool CPU %",
-        "tool-bound",
-        "req/s ratio",
-        "p50 ratio",
-    ]);
-    for &tool in tools {
-        let mine: Vec<&Measured> = rows.iter().filter(|r| r.tool == tool).collect();
-        let valid: Vec<&Run> = mine.iter().filter_map(|r| r.run.as_ref()).collect();
-        let of = |f: &dyn Fn(&Measured) -> Option<f64>| {
-            median(mine.iter().filter_map(|r| f(r)).collect())
-        };
-        t.row(vec![
-            tool.name().to_string(),
-            format!("{}/{}", valid.len(), mine.len()),
-            fixed(median(valid.iter().map(|r| r.requests_per_s).collect()), 0),
-            fixed(median(valid.iter().filter_map(|r| p50(r)).collect()), 0),
-            fixed(
-                median(valid.iter().filter_map(|r| r.tool_cpu_percent).collect()),
-                0,
-            ),
-            format!(
-                "{}/{}",
-                valid.iter().filter(|r| r.tool_bound).count(),
-                valid.len()
-            ),
-            fixed(of(&|r| ratio(rows, tools, r, rps)), 3),
-            fixed(of(&|r| ratio(rows, tools, r, p50)), 3),
-        ]);
-    }
-    t
+    report::medians_table(&medians_of(rows, tools))
 }
 
 /// The median (the mean of the middle two for an even count); `None` for none.
@@ -415,6 +497,7 @@ mod tests {
             }),
             invalid: None,
             load1: Some(0.5),
+            tool_command: Vec::new(),
         }
     }
 

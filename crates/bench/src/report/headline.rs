@@ -122,7 +122,8 @@ pub struct Source {
 }
 
 /// The newest results file of each experiment among `paths` (a directory stands for the
-/// `.json` files in it; `bench instructions` files are passed over). Newest by start time; a
+/// `.json` files in it; `bench instructions`, `tools compare` and `idle` files are passed
+/// over). Newest by start time; a
 /// `--quick` run only when the experiment has no other. Sorted by experiment.
 pub fn newest(paths: &[PathBuf]) -> Result<Vec<Source>, HeadlineError> {
     let mut files = Vec::new();
@@ -144,7 +145,7 @@ pub fn newest(paths: &[PathBuf]) -> Result<Vec<Source>, HeadlineError> {
     }
     let mut best: Vec<Source> = Vec::new();
     for path in files {
-        if super::instructions::is_instructions_file(&path) {
+        if super::is_other_results_file(&path) {
             continue;
         }
         let results = Results::load(&path).map_err(ReportError::from)?;

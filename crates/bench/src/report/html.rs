@@ -70,12 +70,26 @@ pub fn write_html(files: &[PathBuf], out: &Path, root: Option<&Path>) -> Result<
     };
     let mut docs = Vec::new();
     let mut counted = Vec::new();
+    let mut compared = Vec::new();
+    let mut idle = Vec::new();
+    let unreadable = |f: &Path| {
+        let path = f.to_path_buf();
+        move |e: anyhow::Error| ReportError::Io {
+            path,
+            source: std::io::Error::other(format!("{e:#}")),
+        }
+    };
     for f in files {
         if super::instructions::is_instructions_file(f) {
-            counted.push(super::instructions::load(f).map_err(|e| ReportError::Io {
-                path: f.to_path_buf(),
-                source: std::io::Error::other(format!("{e:#}")),
-            })?);
+            counted.push(super::instructions::load(f).map_err(unreadable(f))?);
+            continue;
+        }
+        if super::tools::is_tools_file(f) {
+            compared.push(crate::results::tools::ToolResults::load(f).map_err(unreadable(f))?);
+            continue;
+        }
+        if super::idle::is_idle_file(f) {
+            idle.push(crate::results::idle::IdleResults::load(f).map_err(unreadable(f))?);
             continue;
         }
         let results = Results::load(f)?;
@@ -85,18 +99,35 @@ pub fn write_html(files: &[PathBuf], out: &Path, root: Option<&Path>) -> Result<
         docs.push(Doc { results, href });
     }
     let mut page = html_at(&docs, root);
+    let mut sections = Vec::new();
     if !counted.is_empty() {
-        let section = super::instructions::html_section(&counted);
-        // After the experiments' sections, before the page's script.
+        sections.push((
+            super::instructions::html_section(&counted),
+            "<li><a href=\"#instructions\">Instructions per request</a>: the servers' cost under callgrind</li>",
+        ));
+    }
+    if !compared.is_empty() {
+        sections.push((
+            super::tools::html_section(&compared),
+            "<li><a href=\"#tools\">Load tools compared</a>: one server, several tools, the same load</li>",
+        ));
+    }
+    if !idle.is_empty() {
+        sections.push((
+            super::idle::html_section(&idle),
+            "<li><a href=\"#idle\">Idle connections</a>: each server's memory with many open</li>",
+        ));
+    }
+    for (section, link) in &sections {
+        // After the experiments' sections (and those before it), before the page's script.
         if let Some(at) = page.rfind("<script>") {
-            page.insert_str(at, &section);
+            page.insert_str(at, section);
         }
         if let Some(at) = page.find("</ul></nav>") {
-            page.insert_str(
-                at,
-                "<li><a href=\"#instructions\">Instructions per request</a>: the servers' cost under callgrind</li>",
-            );
+            page.insert_str(at, link);
         }
+    }
+    if !sections.is_empty() {
         page = super::findings::public(&page);
     }
     fs::write(out, page).map_err(|source| ReportError::Io {

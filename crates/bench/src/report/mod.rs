@@ -18,7 +18,9 @@
 //! latency percentiles (log axis) as one SVG file; [`write_beside`] writes both next to a
 //! results file. [`html`] makes one self-contained page of many results files, grouped by
 //! experiment (see its module), and [`instructions`] the table of a `bench instructions`
-//! results file (in the markdown beside it and as a section of the page).
+//! results file (in the markdown beside it and as a section of the page); [`tools`] and
+//! [`idle`] the tables of a `bench tools compare` and a `bench idle` results file (on the
+//! terminal and in the markdown beside it).
 //!
 //! What each experiment's report shows is declared beside its steps in `experiment.rs`
 //! ([`Shown`]: its tables and its charts); nothing here matches on an experiment's id.
@@ -45,10 +47,12 @@ mod draw;
 pub mod findings;
 pub mod headline;
 mod html;
+pub mod idle;
 pub mod instructions;
 mod model;
 pub mod stale;
 mod svg;
+pub mod tools;
 
 use crate::experiment::{self, Shown};
 pub use build::{markdown, markdown_at};
@@ -110,6 +114,15 @@ pub fn write_beside(
     })?;
     svg(&results, &svg_path)?;
     Ok((md, svg_path))
+}
+
+/// Whether the JSON file at `path` is a results file of `bench instructions`, `bench tools
+/// compare` or `bench idle` (by its `schema`), not of `bench run`: its report is its own
+/// markdown, and it has a section of its own on the page.
+pub fn is_other_results_file(path: &Path) -> bool {
+    instructions::is_instructions_file(path)
+        || tools::is_tools_file(path)
+        || idle::is_idle_file(path)
 }
 
 /// The endpoints of `r`, in the order they first appear.

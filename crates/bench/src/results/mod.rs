@@ -8,7 +8,8 @@
 //! one back and checks its [`SCHEMA`].
 //!
 //! This file is the schema only. Beside it: [`instructions`] (the schema of `bench
-//! instructions`' results), [`provenance`] (the [`Machine`] and [`Git`]
+//! instructions`' results), [`tools`] (`bench tools compare`'s), [`idle`] (`bench idle`'s),
+//! [`provenance`] (the [`Machine`] and [`Git`]
 //! fields and how they are detected, the programs' version lines) and [`timestamp`] (UTC
 //! timestamps, through the `time` crate).
 //!
@@ -21,9 +22,11 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+pub mod idle;
 pub mod instructions;
 pub mod provenance;
 pub mod timestamp;
+pub mod tools;
 
 pub use provenance::{Git, Machine};
 use timestamp::{compact_stamp, utc_now};
@@ -780,24 +783,15 @@ impl Results {
     /// (`/home/me/ws/target/release/loadgen` → `target/release/loadgen`), so that a results
     /// file names no directory of the machine that ran it.
     pub fn relative_to(&mut self, root: &Path) {
-        let Some(root) = root.to_str() else {
+        let Some(fix) = relative_fix(root) else {
             return;
         };
-        let prefix = format!("{}/", root.trim_end_matches('/'));
-        if prefix == "/" {
-            return;
-        }
-        let fix = |s: &mut String| {
-            if s.contains(&prefix) {
-                *s = s.replace(&prefix, "");
-            }
-        };
-        self.command.iter_mut().for_each(fix);
-        self.notes.iter_mut().for_each(fix);
+        self.command.iter_mut().for_each(&fix);
+        self.notes.iter_mut().for_each(&fix);
         for server in &mut self.servers {
-            server.command.iter_mut().for_each(fix);
+            server.command.iter_mut().for_each(&fix);
             for step in &mut server.steps {
-                step.tool_command.iter_mut().for_each(fix);
+                step.tool_command.iter_mut().for_each(&fix);
             }
         }
     }
@@ -856,6 +850,81 @@ impl Results {
             other => Err(ParseFailure::Schema(other.unwrap_or_default())),
         }
     }
+}
+
+/// What rewrites every path under `root` in a string relative to it (`/ws/target/x` →
+/// `target/x`); `None` when `root` is `/` or not UTF-8.
+pub(crate) fn relative_fix(root: &Path) -> Option<impl Fn(&mut String)> {
+    let root = root.to_str()?;
+    let prefix = format!("{}/", root.trim_end_matches('/'));
+    if prefix == "/" {
+        return None;
+    }
+    Some(move |s: &mut String| {
+        if s.contains(&prefix) {
+            *s = s.replace(&prefix, "");
+        }
+    })
+}
+
+/// Writes `doc` as `<dir>/<kind>-<YYYYMMDDTHHMMSSZ>.json` (the stamp of `started_utc`; a name
+/// already taken gets `-2`, `-3`, …), pretty-printed, atomically (a temporary file renamed).
+/// The file of `bench tools compare` and of `bench idle`.
+pub(crate) fn write_new<T: Serialize>(
+    dir: &Path,
+    kind: &str,
+    started_utc: &str,
+    doc: &T,
+) -> anyhow::Result<PathBuf> {
+    use anyhow::Context;
+    fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let stamp =
+        compact_stamp(started_utc).unwrap_or_else(|| compact_stamp(&utc_now()).unwrap_or_default());
+    let mut path = dir.join(format!("{kind}-{stamp}.json"));
+    let mut n = 2;
+    while path.exists() {
+        path = dir.join(format!("{kind}-{stamp}-{n}.json"));
+        n += 1;
+    }
+    let text = serde_json::to_string_pretty(doc)?;
+    let tmp = dir.join(format!(".{kind}-{stamp}.{}.tmp", std::process::id()));
+    fs::write(&tmp, text + "\n").with_context(|| format!("writing {}", tmp.display()))?;
+    fs::rename(&tmp, &path).with_context(|| {
+        let _ = fs::remove_file(&tmp);
+        format!("writing {}", path.display())
+    })?;
+    Ok(path)
+}
+
+/// The `schema` field of the JSON file at `path`, if it has one.
+pub(crate) fn schema_of(path: &Path) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Tag {
+        schema: Option<String>,
+    }
+    let text = fs::read_to_string(path).ok()?;
+    serde_json::from_str::<Tag>(&text).ok()?.schema
+}
+
+/// Reads the JSON file at `path` as a document of `schema` (its tag checked first, so that
+/// another kind is named rather than failing on a field).
+pub(crate) fn load_tagged<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    schema: &str,
+) -> anyhow::Result<T> {
+    use anyhow::Context;
+    let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let found = serde_json::from_str::<serde_json::Value>(&text)
+        .with_context(|| format!("{} is not JSON", path.display()))?;
+    if found["schema"] != schema {
+        anyhow::bail!(
+            "{} is not a {schema} file (its schema: {})",
+            path.display(),
+            found["schema"]
+        );
+    }
+    serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a {schema} file", path.display()))
 }
 
 fn io_at(path: &Path) -> impl FnOnce(io::Error) -> ResultsError {
