@@ -668,7 +668,7 @@ fn tools_here(env: &Env) -> (Vec<Tool>, Vec<String>) {
     (installed, missing)
 }
 
-fn compare_args(args: &PublishArgs, _dir: &Path) -> CompareArgs {
+fn compare_args(args: &PublishArgs, dir: &Path) -> CompareArgs {
     let server = match args.servers.first() {
         Some(s) if !args.servers.iter().any(|n| n == TOOLS_SERVER) => s.clone(),
         _ => TOOLS_SERVER.to_string(),
@@ -687,6 +687,7 @@ fn compare_args(args: &PublishArgs, _dir: &Path) -> CompareArgs {
         connections: 100,
         endpoint: "/".into(),
         mode: "keep-alive".into(),
+        results_dir: dir.to_path_buf(),
         start: start_args(args),
         manifest: Default::default(),
     }
@@ -751,15 +752,23 @@ fn run_part(
             let (installed, missing) = tools_here(env);
             let mut c = compare_args(args, staging);
             c.tools = installed.iter().map(|t| t.name().to_string()).collect();
-            tools::compare(env, &c)?;
+            let (_, mut problems) = tools::compare_measured(env, &c, p.command.clone())?;
             steps_done(p.steps);
-            Ok(missing
-                .into_iter()
-                .map(|t| format!("{t} is not installed here, so it was not compared"))
-                .collect())
+            problems.extend(
+                missing
+                    .into_iter()
+                    .map(|t| format!("{t} is not installed here, so it was not compared")),
+            );
+            Ok(problems)
         }
         Part::Idle => {
-            idle::run(env, &idle_servers(args), idle_connections(args))?;
+            idle::run_to(
+                env,
+                &idle_servers(args),
+                idle_connections(args),
+                staging,
+                p.command.clone(),
+            )?;
             steps_done(p.steps);
             Ok(Vec::new())
         }
@@ -810,14 +819,20 @@ fn swap(env: &Env, args: &PublishArgs, state: &State, staging: &Path) -> anyhow:
     for n in &old {
         fs::remove_file(dir.join(n)).with_context(|| format!("removing {n}"))?;
     }
+    // Every results file: the experiments' get their reports here, and all are on the page
+    // (instructions, tools and idle wrote their reports themselves).
     let mut experiments = Vec::new();
+    let mut all = Vec::new();
     for d in &state.done {
         for f in &d.files {
             let to = dir.join(f);
             fs::rename(staging.join(f), &to)
                 .with_context(|| format!("moving {f} into {}", dir.display()))?;
-            if f.ends_with(".json") && experiment::find(&d.part).is_some() {
-                experiments.push(to);
+            if f.ends_with(".json") {
+                if experiment::find(&d.part).is_some() {
+                    experiments.push(to.clone());
+                }
+                all.push(to);
             }
         }
     }
@@ -838,7 +853,7 @@ fn swap(env: &Env, args: &PublishArgs, state: &State, staging: &Path) -> anyhow:
         crate::report::write_beside(json, Some(&env.root))?;
     }
     let html = dir.join("index.html");
-    crate::report::write_html(&experiments, &html, Some(&env.root))?;
+    crate::report::write_html(&all, &html, Some(&env.root))?;
     crate::say!("page: {}", html.display());
     if let Some(readme) = readme_of(args) {
         crate::report::headline::write_readme(std::slice::from_ref(dir), readme)?;

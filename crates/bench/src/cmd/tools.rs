@@ -105,6 +105,29 @@ pub fn compare(env: &Env, args: &CompareArgs) -> anyhow::Result<PathBuf> {
 
 /// [`compare`] with the invocation recorded in the results given.
 pub fn compare_as(env: &Env, args: &CompareArgs, command: Vec<String>) -> anyhow::Result<PathBuf> {
+    let (path, problems) = compare_measured(env, args, command)?;
+    match problems.as_slice() {
+        [] => Ok(path),
+        [one] => bail!(
+            "results written to {}, but a run could not be measured: {one}",
+            path.display()
+        ),
+        [first, rest @ ..] => bail!(
+            "results written to {}, but {} runs could not be measured: {first} (and {} more)",
+            path.display(),
+            rest.len() + 1,
+            rest.len()
+        ),
+    }
+}
+
+/// [`compare_as`], with the runs that could not be measured (they are in the file) returned
+/// beside its path instead of as an error: `bench publish` goes on after them.
+pub fn compare_measured(
+    env: &Env,
+    args: &CompareArgs,
+    command: Vec<String>,
+) -> anyhow::Result<(PathBuf, Vec<String>)> {
     let tools = parse_tools(&args.tools)?;
     let step = step_of(args)?;
     let manifest = env.manifest()?;
@@ -287,19 +310,7 @@ pub fn compare_as(env: &Env, args: &CompareArgs, command: Vec<String>) -> anyhow
             entry.name
         );
     }
-    match doc.problems.as_slice() {
-        [] => Ok(path),
-        [one] => bail!(
-            "results written to {}, but a run could not be measured: {one}",
-            path.display()
-        ),
-        [first, rest @ ..] => bail!(
-            "results written to {}, but {} runs could not be measured: {first} (and {} more)",
-            path.display(),
-            rest.len() + 1,
-            rest.len()
-        ),
-    }
+    Ok((path, doc.problems.clone()))
 }
 
 /// Fills `doc` with the rows, their medians and the problems, and writes it and its markdown
