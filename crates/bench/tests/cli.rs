@@ -9,7 +9,7 @@
 //! `--bin-dir`, so no release build is needed. The runs that put load on the machine take a
 //! lock, so they never overlap.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::Read;
 use std::net::TcpListener;
@@ -1768,4 +1768,197 @@ fn e5_with_ab_end_to_end() {
             "{m:?}"
         );
     }
+}
+
+/// `bench publish --quick` on one server, in two sittings: Ctrl-C once E3 is done keeps the
+/// finished parts and publishes nothing; a second start without `--resume` is refused; with
+/// it the publish carries on from E5 (E3 is not measured again), replaces the folder's earlier
+/// results files (and only those), writes every part's files, the page and the README's
+/// headline table, and leaves nothing running.
+#[test]
+fn publish_quick_keeps_what_finished_on_ctrl_c_and_resumes() {
+    let _heavy = heavy();
+    let bins = bin_dir();
+    let dir = scratch("publish");
+    let results = dir.join("results");
+    fs::create_dir_all(&results).unwrap();
+    // An earlier publish's file (replaced) and a file of the folder's own (kept).
+    fs::write(results.join("e1-20200101T000000Z.json"), "{}").unwrap();
+    fs::write(results.join("README.md"), "# results\n").unwrap();
+    let readme = dir.join("README.md");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    fs::copy(root.join("README.md"), &readme).unwrap();
+    let before = fs::read_to_string(&readme).unwrap();
+    let staging = results.join(".publish");
+    let state = || -> Option<bench::cmd::publish::State> {
+        serde_json::from_str(&fs::read_to_string(staging.join("state.json")).ok()?).ok()
+    };
+    let args = [
+        "publish",
+        "--quick",
+        "--servers",
+        "server-prebuilt",
+        "--results-dir",
+        results.to_str().unwrap(),
+        "--readme",
+        readme.to_str().unwrap(),
+        "--bin-dir",
+        bins.to_str().unwrap(),
+        "--allow-busy",
+        "--retries",
+        "0",
+    ];
+
+    // The first sitting, stopped by SIGINT once E3 is done (while E5 runs).
+    let log = dir.join("first.log");
+    let mut child = Command::new(BENCH)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(fs::File::create(&log).unwrap()))
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start bench publish");
+    let pid = child.id() as i32;
+    let mut seen = BTreeMap::new();
+    let deadline = Instant::now() + Duration::from_secs(240);
+    loop {
+        record_descendants(pid, &mut seen);
+        if state().is_some_and(|s| s.done.iter().any(|d| d.part == "e3")) {
+            break;
+        }
+        if let Ok(Some(s)) = child.try_wait() {
+            let (_, err) = drain(&mut child);
+            panic!("bench publish exited early ({s}): {}", text(&err));
+        }
+        assert!(Instant::now() < deadline, "E3 not done in 240 s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    record_descendants(pid, &mut seen);
+    // SAFETY: kill(2) on our own child, not yet waited for.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    let status = child.wait().unwrap();
+    let (_, err) = drain(&mut child);
+    let err = text(&err);
+    println!(
+        "first sitting: {status}\n{}",
+        fs::read_to_string(&log).unwrap()
+    );
+    assert_eq!(status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("interrupted by SIGINT")
+            && err.contains("the finished parts (e3) are kept in")
+            && err.contains("`bench publish --resume` carries on from there"),
+        "{err}"
+    );
+    let left = still_running(&seen);
+    assert!(
+        left.is_empty(),
+        "still running after bench exited: {left:?}"
+    );
+    let first = state().expect("the state stays");
+    let e3: Vec<String> = first.done[0].files.clone();
+    assert!(
+        e3.iter()
+            .any(|f| f.starts_with("e3-") && f.ends_with(".json")),
+        "{e3:?}"
+    );
+    for f in &e3 {
+        assert!(staging.join(f).is_file(), "{f} not kept");
+    }
+    // Nothing published yet: the folder is as it was, the README too.
+    assert!(results.join("e1-20200101T000000Z.json").is_file());
+    assert_eq!(fs::read_to_string(&readme).unwrap(), before);
+
+    // Without --resume the interrupted publish is not thrown away.
+    let refused = bench_cmd(&args).stdin(Stdio::null()).output().unwrap();
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    let line = text(&refused.stderr);
+    assert!(
+        line.contains("an interrupted publish is waiting in") && line.contains("(e3 done)"),
+        "{line}"
+    );
+
+    // The second sitting.
+    let mut resumed = args.to_vec();
+    resumed.push("--resume");
+    let (out, seen, took) = run_watched(&resumed, Duration::from_secs(400));
+    let stdout = text(&out.stdout);
+    println!("second sitting took {took:.1?}\n{stdout}");
+    assert!(out.status.success(), "{}\n{stdout}", text(&out.stderr));
+    let left = still_running(&seen);
+    assert!(
+        left.is_empty(),
+        "still running after bench exited: {left:?}"
+    );
+    assert!(
+        !stdout.contains("publish: e3 ("),
+        "E3 measured again:\n{stdout}"
+    );
+    let names: BTreeSet<String> = fs::read_dir(&results)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    // E3 from the first sitting, under its name.
+    for f in &e3 {
+        assert!(names.contains(f), "{f}: {names:?}");
+    }
+    // Every part server-prebuilt takes part in, each with its report; the old file gone, the
+    // folder's own kept; the staging folder gone unless a stopped part's file is kept in it.
+    for kind in ["e3", "e5", "e6", "e7"] {
+        for ext in ["json", "md", "svg"] {
+            assert!(
+                names
+                    .iter()
+                    .any(|n| n.starts_with(&format!("{kind}-")) && n.ends_with(ext)),
+                "no {kind} .{ext}: {names:?}"
+            );
+        }
+    }
+    for kind in ["instructions", "tools", "idle"] {
+        for ext in ["json", "md"] {
+            assert!(
+                names
+                    .iter()
+                    .any(|n| n.starts_with(&format!("{kind}-")) && n.ends_with(ext)),
+                "no {kind} .{ext}: {names:?}"
+            );
+        }
+    }
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.starts_with("e1-") || n.starts_with("e2-") || n.starts_with("e4-")),
+        "{names:?}"
+    );
+    assert!(
+        names.contains("README.md") && names.contains("index.html"),
+        "{names:?}"
+    );
+    assert!(
+        !staging.join("state.json").exists(),
+        "the state is gone once published"
+    );
+    // The README's headline table is the published one's; the rest of the README is as it was.
+    let after = fs::read_to_string(&readme).unwrap();
+    assert_ne!(after, before);
+    let table_of = |t: &str| {
+        let (a, rest) = t.split_once("<!-- bench:headline -->").unwrap();
+        let (_, b) = rest.split_once("<!-- /bench:headline -->").unwrap();
+        (a.to_string(), b.to_string())
+    };
+    assert_eq!(table_of(&after), table_of(&before));
+    assert!(after.contains("| server-prebuilt |"), "{after}");
+    // The page has every part.
+    let page = fs::read_to_string(results.join("index.html")).unwrap();
+    for id in [
+        "id=\"e3\"",
+        "id=\"e7\"",
+        "id=\"instructions\"",
+        "id=\"tools\"",
+        "id=\"idle\"",
+    ] {
+        assert!(page.contains(id), "no {id} on the page");
+    }
+    fs::remove_dir_all(&dir).ok();
 }

@@ -1,4 +1,4 @@
-//! `bench idle` end to end: the real server-prebuilt (bench builds its release binary) holding
+//! `bench idle` end to end: the real server-prebuilt (the test's debug build) holding
 //! a few hundred idle keep-alive connections, its results file and the report `bench report`
 //! makes of it again, and a bad server name.
 
@@ -8,6 +8,22 @@ use std::process::Command;
 use bench::results::idle::{IdleResults, SCHEMA};
 
 const BENCH: &str = env!("CARGO_BIN_EXE_bench");
+
+/// The folder of this test's binaries, with server-prebuilt built (debug: a release build
+/// would add a minute to the suite, and the memory of idle connections does not depend on it).
+fn bin_dir() -> PathBuf {
+    let dir = std::path::Path::new(BENCH).parent().unwrap().to_path_buf();
+    if !dir.join("server-prebuilt").is_file() {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let status = Command::new(cargo)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(["build", "-p", "server-prebuilt"])
+            .status()
+            .expect("run cargo build");
+        assert!(status.success(), "cargo build -p server-prebuilt failed");
+    }
+    dir
+}
 
 #[test]
 fn idle_connections_are_held_measured_and_written() {
@@ -19,8 +35,10 @@ fn idle_connections_are_held_measured_and_written() {
             "server-prebuilt",
             "--connections",
             "200",
-            "--results-dir",
+            "--bin-dir",
         ])
+        .arg(bin_dir())
+        .arg("--results-dir")
         .arg(&dir)
         .output()
         .expect("run bench");
