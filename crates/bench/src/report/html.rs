@@ -341,13 +341,20 @@ fn provenance(out: &mut String, d: &Doc, doc: &Document) {
     // Folded: the commit (short) and the run's date show; the rest opens on a click.
     let _ = writeln!(
         out,
-        "<details class=\"provenance\"><summary>How this run was made: commit <code>{}</code>{}, run of {} (command, machine, versions, notes)</summary>",
+        "<details class=\"provenance\"><summary>How this run was made: commit <code>{}</code>{}{}, run of {} (command, machine, versions, notes)</summary>",
         escape(
             r.git
                 .revision
                 .as_deref()
                 .map_or("unknown", super::findings::short)
         ),
+        r.git
+            .committed_utc
+            .as_deref()
+            .map_or_else(String::new, |c| format!(
+                " of {}",
+                escape(super::findings::date(c))
+            )),
         if r.git.dirty == Some(true) {
             " with uncommitted changes"
         } else {

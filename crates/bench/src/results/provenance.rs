@@ -31,6 +31,10 @@ pub struct Git {
     pub revision: Option<String>,
     /// Whether tracked files differ from `revision`; `None` when unknown.
     pub dirty: Option<bool>,
+    /// When `revision` was committed (UTC, `2026-12-02T01:00:00Z`); `None` when unknown or in
+    /// files from before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub committed_utc: Option<String>,
 }
 
 impl Machine {
@@ -102,7 +106,20 @@ impl Git {
             .as_ref()
             .and_then(|_| git(&["status", "--porcelain", "--untracked-files=no"]))
             .map(|s| !s.trim().is_empty());
-        Git { revision, dirty }
+        let committed_utc = revision
+            .as_ref()
+            .and_then(|_| git(&["show", "-s", "--format=%ct", "HEAD"]))
+            .and_then(|s| s.trim().parse::<u64>().ok())
+            .map(|secs| {
+                super::timestamp::utc_iso(
+                    std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs),
+                )
+            });
+        Git {
+            revision,
+            dirty,
+            committed_utc,
+        }
     }
 }
 
@@ -145,6 +162,22 @@ mod tests {
         if let Some(rev) = &g.revision {
             assert_eq!(rev.len(), 40);
             assert!(g.dirty.is_some());
+            // The commit's date, as git gives it.
+            let out = Command::new("git")
+                .args([
+                    "-C",
+                    env!("CARGO_MANIFEST_DIR"),
+                    "log",
+                    "-1",
+                    "--date=iso-strict-local",
+                    "--format=%cd",
+                ])
+                .env("TZ", "UTC")
+                .output()
+                .unwrap();
+            let iso = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            let c = g.committed_utc.clone().expect("a commit has a date");
+            assert_eq!((c.len(), &c[..19]), (20, &iso[..19]), "{c} vs {iso}");
         }
         let none = Git::detect(Path::new("/"));
         assert_eq!(none, Git::default());
