@@ -1,11 +1,12 @@
 //! The HTML report in a real browser: headless Chromium opens the page `bench report --html`
-//! makes of the committed results (and of a recorded run with an invalid step) from a
-//! `file://` URL with its network emulated offline, and the test checks that it renders with
-//! no console error or exception, makes no request beyond the page itself, shows every chart
-//! with its marks, and sorts a table when a column's head is clicked (a real mouse click);
-//! it writes a screenshot to `target/tmp/bench-report.png`. A second, deliberately bad page
-//! shows that the console and network checks can fail. A committed run doctored to an older
-//! commit shows, at its top, which servers' code changed since (and its markdown says so).
+//! makes of the runs frozen in `tests/data/runs-2026-12-01` (and of a recorded run with an
+//! invalid step) from a `file://` URL with its network emulated offline, and the test checks
+//! that it renders with no console error or exception, makes no request beyond the page
+//! itself, shows every chart with its marks, and sorts a table when a column's head is
+//! clicked (a real mouse click); it writes a screenshot to `target/tmp/bench-report.png`. A
+//! second, deliberately bad page shows that the console and network checks can fail. A frozen
+//! run doctored to an older commit shows, at its top, which servers' code changed since (and
+//! its markdown says so).
 //!
 //! The driver is the DevTools protocol over `--remote-debugging-pipe` (JSON messages, each
 //! ended by a NUL, on the browser's file descriptors 3 and 4), written here in a hundred
@@ -279,10 +280,16 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The committed results, the recorded E3 run (server-hyper's `/my/ip` c10000 invalid) and
-/// the recorded quick E7 run (a ladder of offered rates: charts against the rate).
+/// The runs measured 2026-11-29..12-01, frozen in `tests/data/runs-2026-12-01` (copied from
+/// docs/results before `bench publish` replaced them, so the figures asserted here stay).
+fn runs() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/runs-2026-12-01")
+}
+
+/// The frozen runs ([`runs`]), the recorded E3 run (server-hyper's `/my/ip` c10000 invalid)
+/// and the recorded quick E7 run (a ladder of offered rates: charts against the rate).
 fn docs() -> Vec<Doc> {
-    let mut files: Vec<PathBuf> = fs::read_dir(root().join("docs/results"))
+    let mut files: Vec<PathBuf> = fs::read_dir(runs())
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
@@ -443,7 +450,7 @@ fn the_page_renders_offline_and_sorts() {
         &s,
         "Array.from(document.querySelectorAll('#e3 article.run')).map(x => x.id)",
     );
-    // Every E3 run given (the committed ones and the recorded one), newest first.
+    // Every E3 run given (the frozen ones and the recorded one), newest first.
     let mut want: Vec<String> = docs
         .iter()
         .filter(|d| d.results.experiment == "e3")
@@ -591,10 +598,10 @@ fn commits_named(line: &str, server: &str) -> Option<usize> {
 
 #[test]
 fn a_stale_run_says_what_changed_on_the_page_and_in_its_markdown() {
-    // A committed run made the page's way, doctored to an older commit, beside the same run
-    // as if made at HEAD (nothing changed since: no line) and one made at a commit this
-    // repository does not have.
-    let file = root().join("docs/results/e3-20261201T192631Z.json");
+    // A run made the page's way (frozen in tests/data), doctored to an older commit, beside
+    // the same run as if made at HEAD (nothing changed since: no line) and one made at a
+    // commit this repository does not have. The history read is the repository's own.
+    let file = runs().join("e3-20261201T192631Z.json");
     let committed = Results::load(&file).unwrap_or_else(|e| panic!("{e}"));
     assert!(
         committed

@@ -473,18 +473,26 @@ mod tests {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
     }
 
+    /// What is committed in docs/results now: only the README-sync test reads it (its
+    /// figures change with every `bench publish`).
     fn committed() -> Vec<PathBuf> {
         vec![root().join("docs/results")]
     }
 
+    /// The runs measured 2026-11-29..12-01 (their JSON only), frozen in tests/data when the
+    /// first `bench publish` replaced docs/results: the figures the tests below assert.
+    fn frozen() -> Vec<PathBuf> {
+        vec![root().join("crates/bench/tests/data/runs-2026-12-01")]
+    }
+
     #[test]
     fn the_newest_file_of_each_experiment_is_read() {
-        let sources = newest(&committed()).unwrap();
+        let sources = newest(&frozen()).unwrap();
         let names: Vec<String> = sources
             .iter()
             .map(|s| s.path.file_name().unwrap().to_string_lossy().into_owned())
             .collect();
-        // Two E3, E4 and E5 runs are committed; the later of each is read, and no
+        // Two E3, E4 and E5 runs are frozen; the later of each is read, and no
         // `bench instructions` file.
         for (exp, name) in sources.iter().map(|s| &s.results.experiment).zip(&names) {
             assert!(name.starts_with(&format!("{exp}-")), "{name}");
@@ -505,7 +513,9 @@ mod tests {
 
     #[test]
     fn the_table_has_a_row_per_server_and_a_line_per_source() {
-        let text = block(&newest(&committed()).unwrap(), &root());
+        // The README's folder stays the repository's root: the links lead into tests/data,
+        // to the JSON (no markdown report was frozen beside it).
+        let text = block(&newest(&frozen()).unwrap(), &root());
         assert!(text.starts_with(BEGIN) && text.ends_with(END), "{text}");
         let row = |name: &str| {
             text.lines()
@@ -545,7 +555,7 @@ mod tests {
         assert_eq!(sources.len(), 5, "{sources:?}");
         assert_eq!(
             sources[1],
-            "- E3: [e3-20261201T192631Z.md](docs/results/e3-20261201T192631Z.md), 2026-12-01 19:26 UTC, commit 6257b60, AMD EPYC, 2 CPUs, 23.5 GiB, Linux 6.18.44-fc-v1045; tool builtin, median of 2 repeats"
+            "- E3: [e3-20261201T192631Z.json](crates/bench/tests/data/runs-2026-12-01/e3-20261201T192631Z.json), 2026-12-01 19:26 UTC, commit 6257b60, AMD EPYC, 2 CPUs, 23.5 GiB, Linux 6.18.44-fc-v1045; tool builtin, median of 2 repeats"
         );
         assert!(
             !text.contains("127.0.0.1") && !text.contains("/work/"),
