@@ -31,7 +31,7 @@ use crate::results::instructions::{Counts, Mode};
 use crate::results::provenance::Git;
 use crate::results::timestamp;
 use crate::step::pin;
-use crate::step::server::Env;
+use crate::step::server::{self, Env};
 use crate::step::signals;
 use crate::step::tools::Tool;
 use crate::term::progress::Whole;
@@ -291,6 +291,29 @@ pub fn publish(env: &Env, args: &PublishArgs) -> anyhow::Result<()> {
 
     // The machine first: a busy one is refused before anything is built or started.
     run::preflight(args.allow_busy)?;
+    // Every binary once, before the first part, so that no part builds: each would build its
+    // own set of packages, and cargo compiles the shared crates again for each set's features.
+    let built;
+    let env = if env.builds() {
+        let mut packages: Vec<String> = env
+            .manifest()?
+            .servers
+            .iter()
+            .filter_map(|s| s.package.clone())
+            .chain(["loadgen".to_string()])
+            .collect();
+        packages.sort_unstable();
+        packages.dedup();
+        crate::say!(
+            "publish: building {} (cargo build --release)",
+            packages.join(", ")
+        );
+        server::build(env, &packages, || {})?;
+        built = Env::new(Some(env.binaries()));
+        &built
+    } else {
+        env
+    };
     let plans = plan(env, args)?;
     print_plan(&plans, &state);
     let todo: Vec<&Planned> = plans
