@@ -1,6 +1,6 @@
 //! The shared conformance suite against the real binary, one test per group so that the
-//! groups run concurrently (the idle check alone takes 61 s). Error answers are judged
-//! strictly; the checks servers.toml lists as this variant's exceptions are skipped (printed as
+//! groups run concurrently (the 61 s idle check is left to `conformance/tests/idle.rs`, which
+//! runs it on every variant at once). Error answers are judged strictly; the checks servers.toml lists as this variant's exceptions are skipped (printed as
 //! `EXCEPTION name: reason`), and `exceptions_still_apply` shows each still fails.
 
 use conformance::Group;

@@ -1,6 +1,6 @@
 //! The shared conformance suite against the real binary, one test per group so that the
-//! groups run concurrently (the idle check alone takes 61 s). Error answers are judged
-//! strictly: hyper's own error answers meet that too, so no leniency is needed here.
+//! groups run concurrently (the 61 s idle check is left to `conformance/tests/idle.rs`, which
+//! runs it on every variant at once). Error answers are judged strictly: hyper's own error answers meet that too, so no leniency is needed here.
 
 use conformance::Group;
 use conformance::suite::Variant;

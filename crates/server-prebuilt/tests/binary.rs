@@ -200,19 +200,6 @@ fn slowloris_is_closed() {
 }
 
 #[test]
-fn idle_keep_alive_is_kept_past_60_s() {
-    let server = Server::start(&[]);
-    let mut idle = server.connect();
-    idle.write_all(b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
-        .unwrap();
-    read_answers(&mut idle, 1, &[]);
-    assert!(!closes_within(&mut idle, Duration::from_secs(61)));
-    idle.write_all(b"GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
-        .unwrap();
-    assert_eq!(read_answers(&mut idle, 1, &[])[0].code, 200);
-}
-
-#[test]
 fn a_client_closing_mid_request_disturbs_no_one() {
     let server = Server::start(&[]);
     let mut other = server.connect();

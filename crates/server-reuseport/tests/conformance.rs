@@ -2,7 +2,8 @@
 //! in full: every group but the event-loop scenarios for the default engine (server-prebuilt's,
 //! which does not serve them) on the default number of worker processes, heavy (10,000
 //! connections) included; and core, connection, bad-input and rfc9112 for `--engine hyper` on
-//! two workers. All run at once, so the 61 s idle check is paid once.
+//! two workers. All run at once; the 61 s idle check is left to `conformance/tests/idle.rs`,
+//! which runs it on every variant (default options) at once.
 
 use conformance::Group;
 use conformance::suite::Variant;
