@@ -185,18 +185,7 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
                 return Ok(());
             }
             for file in &a.files {
-                if bench::report::instructions::is_instructions_file(file) {
-                    let md = bench::report::instructions::write_report_beside(file)?;
-                    say!("{}: {}", file.display(), md.display());
-                    continue;
-                }
-                if bench::report::tools::is_tools_file(file) {
-                    let md = bench::report::tools::write_report_beside(file)?;
-                    say!("{}: {}", file.display(), md.display());
-                    continue;
-                }
-                if bench::report::idle::is_idle_file(file) {
-                    let md = bench::report::idle::write_report_beside(file)?;
+                if let Some(md) = bench::report::other::write_report_beside(file)? {
                     say!("{}: {}", file.display(), md.display());
                     continue;
                 }

@@ -178,6 +178,6 @@ pub fn run_to(
     }
     doc.relative_to(&env.root);
     let path = doc.write(results_dir).context("cannot write the results")?;
-    report::write_markdown(&doc, &path)?;
+    crate::report::other::write_markdown_beside(&report::markdown_report(&doc), &path)?;
     Ok(path)
 }

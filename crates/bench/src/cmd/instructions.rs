@@ -785,9 +785,7 @@ pub fn run(
     };
     crate::say!("{}", markdown(&results));
     let path = results.write(&plan.results_dir)?;
-    let md = path.with_extension("md");
-    std::fs::write(&md, markdown_report(&results))
-        .with_context(|| format!("writing {}", md.display()))?;
+    let md = crate::report::other::write_markdown_beside(&markdown_report(&results), &path)?;
     crate::say!("results: {} (report: {})", path.display(), md.display());
     Ok(())
 }

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
+use manifest::Manifest;
 use serde::{Deserialize, Serialize};
 
 use crate::cli::{CompareArgs, PublishArgs, RunArgs, StartArgs};
@@ -390,8 +391,8 @@ fn plan(env: &Env, args: &PublishArgs) -> anyhow::Result<Vec<Planned>> {
     for part in PARTS {
         let planned = match part {
             Part::Experiment(e) => {
-                let run_args = run_args(e, args);
-                let command = run_command(e, args);
+                let run_args = run_args(e, args, &manifest);
+                let command = run_command(e, args, &run_args.servers);
                 let lists: Vec<&str> = manifest
                     .servers
                     .iter()
@@ -477,7 +478,7 @@ fn plan(env: &Env, args: &PublishArgs) -> anyhow::Result<Vec<Planned>> {
                 }
             }
             Part::Idle => {
-                let names = idle_servers(args);
+                let names = args.servers.clone();
                 let n = if names.is_empty() {
                     manifest
                         .servers
@@ -546,23 +547,19 @@ fn short(rev: Option<&str>) -> String {
     rev.map_or_else(|| "unknown".into(), |r| r.chars().take(7).collect())
 }
 
-/// The `bench run` arguments of experiment `e` in this publish.
-fn run_args(e: &'static Experiment, args: &PublishArgs) -> RunArgs {
-    let servers = if args.servers.is_empty() {
-        Vec::new()
-    } else {
-        let manifest = manifest::Manifest::load_default().ok();
-        args.servers
-            .iter()
-            .filter(|n| {
-                manifest
-                    .as_ref()
-                    .and_then(|m| m.get(n))
-                    .is_some_and(|s| s.experiments.iter().any(|x| x == e.manifest_id))
-            })
-            .cloned()
-            .collect()
-    };
+/// The `bench run` arguments of experiment `e` in this publish: of `--servers`, those that
+/// `manifest` (the workspace's and the user's own entries) lists for `e`.
+fn run_args(e: &'static Experiment, args: &PublishArgs, manifest: &Manifest) -> RunArgs {
+    let servers = args
+        .servers
+        .iter()
+        .filter(|n| {
+            manifest
+                .get(n)
+                .is_some_and(|s| s.experiments.iter().any(|x| x == e.manifest_id))
+        })
+        .cloned()
+        .collect();
     RunArgs {
         experiment: Some(e.id.to_string()),
         list: false,
@@ -603,12 +600,12 @@ fn shared_flags(args: &PublishArgs) -> Vec<String> {
     v
 }
 
-/// The `bench run` command that measures experiment `e` as this publish does.
-fn run_command(e: &'static Experiment, args: &PublishArgs) -> Vec<String> {
+/// The `bench run` command that measures experiment `e` on `servers` (all of its own when
+/// empty) as this publish does.
+fn run_command(e: &'static Experiment, args: &PublishArgs, servers: &[String]) -> Vec<String> {
     let mut v: Vec<String> = vec!["bench".into(), "run".into(), e.id.into()];
-    let r = run_args(e, args);
-    if !r.servers.is_empty() {
-        v.extend(["--servers".into(), r.servers.join(",")]);
+    if !servers.is_empty() {
+        v.extend(["--servers".into(), servers.join(",")]);
     }
     if args.quick {
         v.push("--quick".into());
@@ -736,17 +733,13 @@ fn compare_command(args: &PublishArgs, tools: &[Tool]) -> Vec<String> {
     v
 }
 
-fn idle_servers(args: &PublishArgs) -> Vec<String> {
-    args.servers.clone()
-}
-
 fn idle_connections(args: &PublishArgs) -> usize {
     if args.quick { 100 } else { 10_000 }
 }
 
 fn idle_command(args: &PublishArgs) -> Vec<String> {
     let mut v: Vec<String> = vec!["bench".into(), "idle".into()];
-    v.extend(idle_servers(args));
+    v.extend(args.servers.iter().cloned());
     v.extend(["--connections".into(), idle_connections(args).to_string()]);
     v
 }
@@ -760,7 +753,7 @@ fn run_part(
 ) -> anyhow::Result<Vec<String>> {
     match p.part {
         Part::Experiment(e) => {
-            let mut r = run_args(e, args);
+            let mut r = run_args(e, args, &env.manifest()?);
             r.results_dir = staging.to_path_buf();
             let outcome = run::run(env, &r, p.command.clone())?;
             Ok(outcome.problems)
@@ -787,7 +780,7 @@ fn run_part(
         Part::Idle => {
             idle::run_to(
                 env,
-                &idle_servers(args),
+                &args.servers,
                 idle_connections(args),
                 staging,
                 p.command.clone(),

@@ -329,7 +329,7 @@ fn finish(
     doc.finished_utc = timestamp::utc_now();
     doc.relative_to(&env.root);
     let path = doc.write(dir).context("cannot write the results")?;
-    report::write_markdown(doc, &path)?;
+    crate::report::other::write_markdown_beside(&report::markdown_report(doc), &path)?;
     Ok(path)
 }
 

@@ -33,6 +33,7 @@ use super::build::{analogue, document, figure};
 use super::chart::{Kind, charts, paired, rate_charts};
 use super::draw::{self, draw};
 use super::model::{Document, partial};
+use super::other::OtherResults;
 use super::{ReportError, endpoints, escape, find, grouped, tool_bound};
 pub(crate) use body::inline;
 use body::{body, separated};
@@ -80,16 +81,12 @@ pub fn write_html(files: &[PathBuf], out: &Path, root: Option<&Path>) -> Result<
         }
     };
     for f in files {
-        if super::instructions::is_instructions_file(f) {
-            counted.push(super::instructions::load(f).map_err(unreadable(f))?);
-            continue;
-        }
-        if super::tools::is_tools_file(f) {
-            compared.push(crate::results::tools::ToolResults::load(f).map_err(unreadable(f))?);
-            continue;
-        }
-        if super::idle::is_idle_file(f) {
-            idle.push(crate::results::idle::IdleResults::load(f).map_err(unreadable(f))?);
+        if let Some(other) = OtherResults::load(f).map_err(unreadable(f))? {
+            match other {
+                OtherResults::Instructions(r) => counted.push(r),
+                OtherResults::Tools(r) => compared.push(*r),
+                OtherResults::Idle(r) => idle.push(r),
+            }
             continue;
         }
         let results = Results::load(f)?;

@@ -1,11 +1,7 @@
 //! The table of a `bench idle` results file, on the terminal and as the markdown report beside
 //! the file: one row per server, its RSS once ready and with the idle connections.
 
-use std::path::{Path, PathBuf};
-
-use anyhow::Context;
-
-use crate::results::idle::{IdleResults, IdleServer, SCHEMA};
+use crate::results::idle::{IdleResults, IdleServer};
 use crate::term::table::Table;
 
 /// The table's columns.
@@ -106,26 +102,11 @@ pub(super) fn html_section(docs: &[IdleResults]) -> String {
     out
 }
 
-/// Writes the markdown report of `r`, the results file at `path`, beside it (`.md`).
-pub fn write_markdown(r: &IdleResults, path: &Path) -> anyhow::Result<PathBuf> {
-    let md = path.with_extension("md");
-    std::fs::write(&md, markdown_report(r)).with_context(|| format!("writing {}", md.display()))?;
-    Ok(md)
-}
-
-/// Writes the markdown report of the `bench idle` results file `path` beside it.
-pub fn write_report_beside(path: &Path) -> anyhow::Result<PathBuf> {
-    write_markdown(&IdleResults::load(path)?, path)
-}
-
-/// Whether the JSON file at `path` is a `bench idle` results file (by its `schema`).
-pub fn is_idle_file(path: &Path) -> bool {
-    crate::results::schema_of(path).is_some_and(|s| s == SCHEMA)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::other::OtherResults;
+    use crate::results::idle::SCHEMA;
     use crate::results::{Git, Machine};
 
     #[test]
@@ -157,8 +138,10 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let path = r.write(&dir).unwrap();
         assert!(path.ends_with("idle-20261202T000000Z.json"));
-        assert!(is_idle_file(&path) && !crate::report::tools::is_tools_file(&path));
-        assert!(!crate::report::instructions::is_instructions_file(&path));
+        assert!(crate::report::is_other_results_file(&path));
+        assert!(
+            matches!(OtherResults::load(&path).unwrap(), Some(OtherResults::Idle(ref read)) if *read == r)
+        );
         assert_eq!(IdleResults::load(&path).unwrap(), r);
         assert!(crate::results::tools::ToolResults::load(&path).is_err());
         let html = html_section(std::slice::from_ref(&r));
@@ -166,7 +149,9 @@ mod tests {
             html.contains("<td>server-prebuilt</td><td class=\"num\">4.0</td>"),
             "{html}"
         );
-        let written = write_report_beside(&path).unwrap();
+        let written = crate::report::other::write_report_beside(&path)
+            .unwrap()
+            .unwrap();
         assert_eq!(std::fs::read_to_string(written).unwrap(), md);
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -1,7 +1,7 @@
 //! The markdown report of a `bench instructions` results file: one row per server and
 //! target, one column per mode, and the notes on what callgrind counts.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Context;
 
@@ -56,23 +56,6 @@ pub fn load(path: &Path) -> anyhow::Result<InstructionResults> {
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     serde_json::from_str(&text)
         .with_context(|| format!("{} is not a {SCHEMA} file", path.display()))
-}
-
-/// Writes the markdown report of the instructions results file `path` beside it (`.md`).
-pub fn write_report_beside(path: &Path) -> anyhow::Result<PathBuf> {
-    let r = load(path)?;
-    let md = path.with_extension("md");
-    std::fs::write(&md, markdown_report(&r))
-        .with_context(|| format!("writing {}", md.display()))?;
-    Ok(md)
-}
-
-/// Whether the JSON file at `path` is a `bench instructions` results file.
-pub fn is_instructions_file(path: &Path) -> bool {
-    std::fs::read_to_string(path)
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .is_some_and(|v| v["schema"] == SCHEMA)
 }
 
 /// The whole markdown report of `r`: provenance, the table, the notes.

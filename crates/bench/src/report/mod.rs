@@ -20,7 +20,8 @@
 //! experiment (see its module), and [`instructions`] the table of a `bench instructions`
 //! results file (in the markdown beside it and as a section of the page); [`tools`] and
 //! [`idle`] the tables of a `bench tools compare` and a `bench idle` results file (on the
-//! terminal and in the markdown beside it).
+//! terminal and in the markdown beside it); [`other`] tells those three kinds of file apart
+//! by their `schema`, the one place that does.
 //!
 //! What each experiment's report shows is declared beside its steps in `experiment.rs`
 //! ([`Shown`]: its tables and its charts); nothing here matches on an experiment's id.
@@ -50,6 +51,7 @@ mod html;
 pub mod idle;
 pub mod instructions;
 mod model;
+pub mod other;
 pub mod stale;
 mod svg;
 pub mod tools;
@@ -58,6 +60,7 @@ use crate::experiment::{self, Shown};
 pub use build::{markdown, markdown_at};
 pub use html::{Doc, html, html_at, write_html};
 pub use model::Marks;
+pub use other::is_other_results_file;
 pub use svg::{svg, svg_string};
 
 /// Why a report could not be made.
@@ -114,15 +117,6 @@ pub fn write_beside(
     })?;
     svg(&results, &svg_path)?;
     Ok((md, svg_path))
-}
-
-/// Whether the JSON file at `path` is a results file of `bench instructions`, `bench tools
-/// compare` or `bench idle` (by its `schema`), not of `bench run`: its report is its own
-/// markdown, and it has a section of its own on the page.
-pub fn is_other_results_file(path: &Path) -> bool {
-    instructions::is_instructions_file(path)
-        || tools::is_tools_file(path)
-        || idle::is_idle_file(path)
 }
 
 /// The endpoints of `r`, in the order they first appear.

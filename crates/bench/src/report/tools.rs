@@ -2,12 +2,8 @@
 //! report beside the file: one row per round and tool, then one row per tool of the medians
 //! over the rounds. The terminal's tables and the markdown's have the same columns and cells.
 
-use std::path::{Path, PathBuf};
-
-use anyhow::Context;
-
 use crate::results::Run;
-use crate::results::tools::{Round, SCHEMA, ToolMedian, ToolResults};
+use crate::results::tools::{Round, ToolMedian, ToolResults};
 use crate::term::table::Table;
 
 /// The columns of the rounds' table.
@@ -315,27 +311,13 @@ pub(super) fn html_section(docs: &[ToolResults]) -> String {
     out
 }
 
-/// Writes the markdown report of `r`, the results file at `path`, beside it (`.md`).
-pub fn write_markdown(r: &ToolResults, path: &Path) -> anyhow::Result<PathBuf> {
-    let md = path.with_extension("md");
-    std::fs::write(&md, markdown_report(r)).with_context(|| format!("writing {}", md.display()))?;
-    Ok(md)
-}
-
-/// Writes the markdown report of the `bench tools compare` results file `path` beside it.
-pub fn write_report_beside(path: &Path) -> anyhow::Result<PathBuf> {
-    write_markdown(&ToolResults::load(path)?, path)
-}
-
-/// Whether the JSON file at `path` is a `bench tools compare` results file (by its `schema`).
-pub fn is_tools_file(path: &Path) -> bool {
-    crate::results::schema_of(path).is_some_and(|s| s == SCHEMA)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::tools::{CompareLoad, CompareServer, ToolVersion};
+    use std::path::Path;
+
+    use crate::report::other::OtherResults;
+    use crate::results::tools::{CompareLoad, CompareServer, SCHEMA, ToolVersion};
     use crate::results::{Git, Latency, Machine};
 
     pub(crate) fn sample() -> ToolResults {
@@ -471,10 +453,13 @@ mod tests {
                 .unwrap()
                 .ends_with("tools-20261202T000000Z-2.json")
         );
-        assert!(is_tools_file(&path));
-        assert!(!crate::report::idle::is_idle_file(&path));
-        assert_eq!(ToolResults::load(&path).unwrap(), r);
-        let md = write_report_beside(&path).unwrap();
+        assert!(crate::report::is_other_results_file(&path));
+        assert!(
+            matches!(OtherResults::load(&path).unwrap(), Some(OtherResults::Tools(ref read)) if **read == r)
+        );
+        let md = crate::report::other::write_report_beside(&path)
+            .unwrap()
+            .unwrap();
         assert_eq!(std::fs::read_to_string(md).unwrap(), markdown_report(&r));
         let _ = std::fs::remove_dir_all(&dir);
     }
