@@ -1,11 +1,7 @@
 //! The markdown report of a `bench instructions` results file: one row per server and
 //! target, one column per mode, and the notes on what callgrind counts.
 
-use std::path::Path;
-
-use anyhow::Context;
-
-use crate::results::instructions::{InstructionResults, Mode, SCHEMA};
+use crate::results::instructions::{InstructionResults, Mode};
 
 /// The markdown table of `r`: one row per server and target, one column per mode.
 pub fn markdown(r: &InstructionResults) -> String {
@@ -48,14 +44,6 @@ pub fn markdown(r: &InstructionResults) -> String {
         }
     }
     out
-}
-
-/// Reads a `bench instructions` results file.
-pub fn load(path: &Path) -> anyhow::Result<InstructionResults> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    serde_json::from_str(&text)
-        .with_context(|| format!("{} is not a {SCHEMA} file", path.display()))
 }
 
 /// The whole markdown report of `r`: provenance, the table, the notes.

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use crate::results::idle::IdleResults;
-use crate::results::instructions::InstructionResults;
-use crate::results::tools::ToolResults;
+use crate::results::idle::{self, IdleResults};
+use crate::results::instructions::{self, InstructionResults};
+use crate::results::tools::{self, ToolResults};
 
 /// One results file of `bench instructions`, `bench tools compare` or `bench idle`.
 #[derive(Debug)]
@@ -22,12 +22,8 @@ pub enum OtherResults {
     Idle(IdleResults),
 }
 
-/// The schemas of the kinds, in [`OtherResults`]' order.
-const SCHEMAS: [&str; 3] = [
-    crate::results::instructions::SCHEMA,
-    crate::results::tools::SCHEMA,
-    crate::results::idle::SCHEMA,
-];
+/// The schemas of the kinds.
+const SCHEMAS: [&str; 3] = [instructions::SCHEMA, tools::SCHEMA, idle::SCHEMA];
 
 impl OtherResults {
     /// Reads the JSON file at `path` when its `schema` is one of these kinds; `Ok(None)` for
@@ -38,9 +34,9 @@ impl OtherResults {
             return Ok(None);
         };
         Ok(Some(match schema.as_str() {
-            s if s == SCHEMAS[0] => OtherResults::Instructions(super::instructions::load(path)?),
-            s if s == SCHEMAS[1] => OtherResults::Tools(Box::new(ToolResults::load(path)?)),
-            s if s == SCHEMAS[2] => OtherResults::Idle(IdleResults::load(path)?),
+            instructions::SCHEMA => OtherResults::Instructions(InstructionResults::load(path)?),
+            tools::SCHEMA => OtherResults::Tools(Box::new(ToolResults::load(path)?)),
+            idle::SCHEMA => OtherResults::Idle(IdleResults::load(path)?),
             _ => return Ok(None),
         }))
     }

@@ -149,4 +149,9 @@ impl InstructionResults {
         std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
         Ok(path)
     }
+
+    /// Reads a `bench instructions` results file.
+    pub fn load(path: &Path) -> anyhow::Result<InstructionResults> {
+        super::load_tagged(path, SCHEMA)
+    }
 }
