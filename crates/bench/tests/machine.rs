@@ -1,15 +1,16 @@
 //! The machine beside a measurement, end to end with the real `bench`, a real server and the
 //! real generator: a busy loop is refused before the first step (naming it), and a busy loop
 //! on the server's CPU during a step marks that step disturbed, with the other work it took;
-//! the same step on a quiet machine is not. Its own test binary, so that no other test of the
+//! without it, the step is marked exactly as the rule reads the figures it recorded (the host's
+//! own steal decides, not the test), and quiet figures recorded here are not. Its own test binary, so that no other test of the
 //! suite runs beside it (cargo runs test binaries one at a time).
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
-use bench::results::Results;
-use bench::step::{pin, procs};
+use bench::results::{Interference, Results};
+use bench::step::{machine, pin, procs};
 
 const BENCH: &str = env!("CARGO_BIN_EXE_bench");
 
@@ -121,18 +122,59 @@ fn a_busy_machine_is_refused_and_a_disturbed_step_is_marked() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 
-    // The same step on a quiet machine: not disturbed.
-    let (out, dir) = quick_step("quiet", &["--retries", "0"]);
+    // The same step without the busy loop. Whether it is disturbed is the host's to decide,
+    // not this test's: idle steal on this VM reads 1.2-2.4 % of a CPU and spikes past the
+    // 5 % limit, and CI may share the machine. So the step is measured whatever the preflight
+    // sees (--allow-busy) and the test asserts the rule on the figures it recorded: the step
+    // is marked disturbed exactly when `machine::disturbed` says these figures are, and then
+    // with its reason. "Quiet figures give an unmarked step" is proved without the host by
+    // `quiet_figures_recorded_here_are_not_disturbed` below, on figures recorded here.
+    let (out, dir) = quick_step("quiet", &["--allow-busy", "--retries", "0"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     for step in &results(&dir).servers[0].steps {
         let run = &step.repeats[0];
         let i = run.interference.expect("interference recorded");
-        println!("quiet: {} {} {i:?}", step.endpoint, step.step);
-        assert!(!run.disturbed, "{run:?}");
-        assert!(i.other_cpu_percent.unwrap() < 10.0, "{i:?}");
+        println!(
+            "without the busy loop: {} {} {i:?}",
+            step.endpoint, step.step
+        );
+        let rule = machine::disturbed(&i);
+        assert_eq!(run.disturbed, rule.is_some(), "{run:?}");
+        assert_eq!(run.disturbed_reason, rule, "{run:?}");
+        assert_eq!(step.median.as_ref().unwrap().disturbed, run.disturbed);
         // Where a request's CPU goes, and the tool's own verdict over its measured window.
         assert!(run.cpu_user_us_per_request.is_some() && run.cpu_kernel_us_per_request.is_some());
         assert!(run.tool_busiest_thread_percent.is_some(), "{run:?}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The quiet half of the rule, on the interference that the publish of 2026-12-02 recorded
+/// for server-prebuilt's quiet E3 c100 steps (`docs/results/e3-20261202T015622Z.json`, `/` and
+/// `/my/ip`): unmarked. The same figures with the 5.4 % steal a fresh machine's first test run
+/// saw on 2026-12-02 are marked, naming the steal.
+#[test]
+fn quiet_figures_recorded_here_are_not_disturbed() {
+    let recorded = [
+        Interference {
+            other_cpu_percent: Some(1.2),
+            steal_percent: 0.1,
+            server_wait_percent: Some(0.5),
+            tool_wait_percent: Some(3.2),
+        },
+        Interference {
+            other_cpu_percent: Some(0.0),
+            steal_percent: 0.1,
+            server_wait_percent: Some(0.7),
+            tool_wait_percent: Some(4.0),
+        },
+    ];
+    for i in recorded {
+        assert_eq!(machine::disturbed(&i), None, "{i:?}");
+        let stolen = Interference {
+            steal_percent: 5.4,
+            ..i
+        };
+        assert_eq!(machine::disturbed(&stolen).as_deref(), Some("steal 5 %"));
+    }
 }
