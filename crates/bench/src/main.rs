@@ -92,12 +92,12 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
         }
         Cmd::Instructions(a) => {
             let modes = if a.modes.is_empty() {
-                bench::results::instructions::Mode::ALL.to_vec()
+                bench_model::results::instructions::Mode::ALL.to_vec()
             } else {
                 a.modes
                     .iter()
                     .map(|m| {
-                        bench::results::instructions::Mode::parse(m).ok_or_else(|| {
+                        bench_model::results::instructions::Mode::parse(m).ok_or_else(|| {
                             anyhow::anyhow!(
                                 "unknown mode {m:?}: keep-alive, pipelined-16 or http1.0-new-connection"
                             )
@@ -117,7 +117,7 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
                 servers: a.servers.clone(),
                 targets,
                 modes,
-                counts: bench::results::instructions::Counts {
+                counts: bench_model::results::instructions::Counts {
                     small: a.small,
                     large: a.large,
                     connections: a.connections,
@@ -168,7 +168,7 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
         },
         Cmd::Report(a) => {
             if let Some(readme) = &a.readme {
-                let changed = bench::report::headline::write_readme(&a.files, readme)?;
+                let changed = bench_report::headline::write_readme(&a.files, readme)?;
                 let what = if changed {
                     "rewritten"
                 } else {
@@ -180,16 +180,16 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
             // The reports say which servers' code changed since each run: git asked here.
             let root = manifest::workspace_root();
             if let Some(out) = &a.html {
-                bench::report::write_html(&a.files, out, Some(&root))?;
+                bench_report::write_html(&a.files, out, Some(&root))?;
                 say!("{}: {} results file(s)", out.display(), a.files.len());
                 return Ok(());
             }
             for file in &a.files {
-                if let Some(md) = bench::report::other::write_report_beside(file)? {
+                if let Some(md) = bench_report::other::write_report_beside(file)? {
                     say!("{}: {}", file.display(), md.display());
                     continue;
                 }
-                let (md, svg) = bench::report::write_beside(file, Some(&root))?;
+                let (md, svg) = bench_report::write_beside(file, Some(&root))?;
                 say!("{}: {} and {}", file.display(), md.display(), svg.display());
             }
             Ok(())

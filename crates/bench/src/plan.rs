@@ -19,10 +19,10 @@ use anyhow::{anyhow, bail};
 use manifest::{Manifest, Server};
 
 use crate::cli::RunArgs;
-use crate::experiment::{self, Experiment, Step};
 use crate::step::server::{self, Availability, Env};
-use crate::step::tools::Tool;
 use crate::step::{spec, warmup_spec};
+use bench_model::experiment::{self, Experiment, Step};
+use bench_tools::Tool;
 
 /// The command line asked for something that cannot be done (exit status 2, like a flag
 /// clap rejects), with the reason in one line.

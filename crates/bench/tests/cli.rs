@@ -18,9 +18,9 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use bench::results::Results;
-use bench::results::tools::ToolResults;
-use bench::step::tools::Tool;
+use bench_model::results::Results;
+use bench_model::results::tools::ToolResults;
+use bench_tools::Tool;
 use conformance::require;
 
 const BENCH: &str = env!("CARGO_BIN_EXE_bench");
@@ -497,7 +497,7 @@ fn quick_e6_pipelines_plaintext_verifies_first_and_reports_tfb_tables() {
     if let Some(m) = r.servers[0].steps[0].median.as_mut() {
         m.tool_bound = true;
     }
-    let md = bench::report::markdown(&r);
+    let md = bench_report::markdown(&r);
     let plain = md
         .lines()
         .skip_while(|l| !l.starts_with("## Plaintext (`/hello`, pipelined 16 deep)"))
@@ -618,7 +618,7 @@ fn quick_e4_has_the_probe_on_every_scenario_step_and_the_baseline() {
         .unwrap()
         .unwrap()
         .path();
-    let (md, _) = bench::report::write_beside(&json, None).unwrap();
+    let (md, _) = bench_report::write_beside(&json, None).unwrap();
     let md = fs::read_to_string(md).unwrap();
     assert!(md.contains("## The probe: `/api/hello` beside each scenario's load"));
     assert!(md.contains("| no load (baseline) |"));
@@ -740,7 +740,7 @@ fn sigint_keeps_the_finished_steps_and_stops_everything_it_started() {
         "{err}"
     );
     // Its report says it is partial.
-    let md = bench::report::markdown(&r);
+    let md = bench_report::markdown(&r);
     assert!(
         md.contains("> **Partial run: interrupted by SIGINT after"),
         "{md}"
@@ -1370,7 +1370,7 @@ fn quick_e7_climbs_each_ladder_until_the_server_cannot_keep_up() {
     );
     for s in &r.servers {
         for endpoint in ["/hello", "/api/hello"] {
-            let rungs: Vec<&bench::results::StepResult> = s
+            let rungs: Vec<&bench_model::results::StepResult> = s
                 .steps
                 .iter()
                 .filter(|st| st.endpoint == endpoint)
@@ -1428,7 +1428,7 @@ fn quick_e7_climbs_each_ladder_until_the_server_cannot_keep_up() {
                 // Below the stop the server kept up, by the one rule.
                 if i < stop {
                     assert!(st.valid && st.saturation.is_none(), "{}", at(i));
-                    assert_eq!(bench::step::verdict::saturated(m), None, "{}", at(i));
+                    assert_eq!(bench_model::rules::saturated(m), None, "{}", at(i));
                 }
             }
             // The stop: the server's saturation (why, by the rule), or the load tool's limit.
@@ -1436,7 +1436,7 @@ fn quick_e7_climbs_each_ladder_until_the_server_cannot_keep_up() {
             match (&last.saturation, last.valid) {
                 (Some(why), true) => assert_eq!(
                     Some(why.clone()),
-                    bench::step::verdict::saturated(last.median.as_ref().unwrap()),
+                    bench_model::rules::saturated(last.median.as_ref().unwrap()),
                     "{}",
                     at(stop)
                 ),
@@ -1458,7 +1458,7 @@ fn quick_e7_climbs_each_ladder_until_the_server_cannot_keep_up() {
     }
     // The report: the rungs' table per endpoint, with each server's saturation, and the two
     // charts against the offered rate per endpoint.
-    let md = bench::report::markdown(&r);
+    let md = bench_report::markdown(&r);
     for endpoint in ["/hello", "/api/hello"] {
         let heading =
             format!("## `{endpoint}`: p99 ms · server CPU µs per request, at each offered rate");
@@ -1468,7 +1468,7 @@ fn quick_e7_climbs_each_ladder_until_the_server_cannot_keep_up() {
         md.contains("| Server | Analogue of | Saturation | r1k | r5k |"),
         "{md}"
     );
-    let svg = bench::report::svg_string(&r);
+    let svg = bench_report::svg_string(&r);
     assert_eq!(svg.matches("Latency against the offered rate").count(), 2);
     assert_eq!(
         svg.matches("Server CPU time per request against the offered rate")

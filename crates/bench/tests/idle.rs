@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use bench::results::idle::{IdleResults, SCHEMA};
+use bench_model::results::idle::{IdleResults, SCHEMA};
 
 const BENCH: &str = env!("CARGO_BIN_EXE_bench");
 

@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
-use bench::results::{Interference, Results};
-use bench::step::{machine, pin, procs};
+use bench::step::{pin, procs};
+use bench_model::results::{Interference, Results};
+use bench_model::rules;
 
 const BENCH: &str = env!("CARGO_BIN_EXE_bench");
 
@@ -126,7 +127,7 @@ fn a_busy_machine_is_refused_and_a_disturbed_step_is_marked() {
     // not this test's: idle steal on this VM reads 1.2-2.4 % of a CPU and spikes past the
     // 5 % limit, and CI may share the machine. So the step is measured whatever the preflight
     // sees (--allow-busy) and the test asserts the rule on the figures it recorded: the step
-    // is marked disturbed exactly when `machine::disturbed` says these figures are, and then
+    // is marked disturbed exactly when `rules::disturbed` says these figures are, and then
     // with its reason. "Quiet figures give an unmarked step" is proved without the host by
     // `quiet_figures_recorded_here_are_not_disturbed` below, on figures recorded here.
     let (out, dir) = quick_step("quiet", &["--allow-busy", "--retries", "0"]);
@@ -138,7 +139,7 @@ fn a_busy_machine_is_refused_and_a_disturbed_step_is_marked() {
             "without the busy loop: {} {} {i:?}",
             step.endpoint, step.step
         );
-        let rule = machine::disturbed(&i);
+        let rule = rules::disturbed(&i);
         assert_eq!(run.disturbed, rule.is_some(), "{run:?}");
         assert_eq!(run.disturbed_reason, rule, "{run:?}");
         assert_eq!(step.median.as_ref().unwrap().disturbed, run.disturbed);
@@ -170,11 +171,11 @@ fn quiet_figures_recorded_here_are_not_disturbed() {
         },
     ];
     for i in recorded {
-        assert_eq!(machine::disturbed(&i), None, "{i:?}");
+        assert_eq!(rules::disturbed(&i), None, "{i:?}");
         let stolen = Interference {
             steal_percent: 5.4,
             ..i
         };
-        assert_eq!(machine::disturbed(&stolen).as_deref(), Some("steal 5 %"));
+        assert_eq!(rules::disturbed(&stolen).as_deref(), Some("steal 5 %"));
     }
 }

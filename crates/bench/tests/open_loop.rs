@@ -15,8 +15,8 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use bench::results::Run;
-use bench::step::tools::{LoadSpec, Tool};
+use bench_model::results::Run;
+use bench_tools::{LoadSpec, Tool};
 
 /// The built-in generator's binary.
 fn loadgen() -> PathBuf {

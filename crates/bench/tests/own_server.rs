@@ -2,7 +2,7 @@
 //! file of one's own, given with `--servers-file`, then `bench list`, `bench verify --servers
 //! mine` (the conformance core group and the fairness table) and `bench run e3 --servers
 //! mine,server-hyper`. The server is a small Python one this test writes (raw sockets, one
-//! thread per connection, requests read with tests/data/httpconn.py written beside it),
+//! thread per connection, requests read with crates/bench-tools/tests/data/httpconn.py written beside it),
 //! serving `/`, `/hello` and `/my/ip` as the contract says.
 //!
 //! And what a wrong entry gets: one line on stderr naming the file and the field, exit status 2.
@@ -16,7 +16,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use bench::results::Results;
+use bench_model::results::Results;
 
 const BENCH: &str = env!("CARGO_BIN_EXE_bench");
 
@@ -97,8 +97,8 @@ def main():
 main()
 "#;
 
-/// The request reading the test's Python servers share (tests/data/status500.py too).
-const HTTPCONN: &str = include_str!("data/httpconn.py");
+/// The request reading the test's Python servers share (crates/bench-tools/tests/data/status500.py too).
+const HTTPCONN: &str = include_str!("../../bench-tools/tests/data/httpconn.py");
 
 /// The entry for it, as a user writes it in a file of their own.
 fn entry(script: &Path) -> String {
@@ -329,7 +329,7 @@ fn your_own_server_is_listed_verified_and_measured_beside_a_rust_variant() {
             assert!(requests > 0, "{} {}", s.name, st.endpoint);
         }
     }
-    assert_eq!(r.servers[0].kind, bench::results::ServerKind::Peer);
+    assert_eq!(r.servers[0].kind, bench_model::results::ServerKind::Peer);
     fs::remove_dir_all(&dir).ok();
 }
 

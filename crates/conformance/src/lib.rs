@@ -28,7 +28,7 @@
 mod checks;
 mod expect;
 pub mod report;
-pub mod require;
+pub use manifest::require;
 mod runner;
 pub mod suite;
 pub mod wire;

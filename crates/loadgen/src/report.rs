@@ -215,6 +215,7 @@ pub struct Rate {
 }
 
 impl Rate {
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
     fn from_histogram(h: &Histogram<u64>) -> Rate {
         if h.is_empty() {
             return Rate::default();
@@ -251,6 +252,7 @@ pub struct Cpu {
 }
 
 /// Builds the result from merged stats.
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
 pub(crate) fn summarise(
     config: &Config,
     stats: &ThreadStats,

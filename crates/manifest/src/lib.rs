@@ -16,7 +16,11 @@
 //! A peer (one of the experiments' own systems: Node, Python, Go, nginx, the C ceiling) is
 //! started from the workspace root with [`Server::argv`]; [`Server::missing`] says what is not
 //! installed yet (empty: runnable), so tools skip a peer with that reason instead of failing.
+//! [`require`] is what a test that needs an installed tool does when it is missing (skip with a
+//! visible line, or fail under `BENCH_REQUIRE_TOOLS=1`), for every test crate.
 #![deny(missing_docs)]
+
+pub mod require;
 
 use std::collections::BTreeSet;
 use std::fmt;

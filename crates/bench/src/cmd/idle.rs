@@ -9,7 +9,7 @@
 //! framed by the conformance suite's wire parser.
 //!
 //! [`run_to`] also writes the figures as `idle-<UTC>.json` (schema `bench.idle/1`,
-//! [`crate::results::idle`]) with its markdown report beside it ([`crate::report::idle`]).
+//! [`bench_model::results::idle`]) with its markdown report beside it ([`bench_report::idle`]).
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -19,12 +19,13 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 
-use crate::report::idle as report;
-use crate::results::idle::{IdleResults, IdleServer, SCHEMA};
-use crate::results::{Git, Machine, provenance, timestamp};
+use crate::provenance;
 use crate::step::server::{self, Availability, Env};
 use crate::step::{sample, signals};
-use crate::term::table::Table;
+use bench_model::results::idle::{IdleResults, IdleServer, SCHEMA};
+use bench_model::results::timestamp;
+use bench_report::idle as report;
+use bench_report::table::Table;
 
 /// How long one connection may take to be answered.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
@@ -167,8 +168,8 @@ pub fn run_to(
         started_utc,
         finished_utc: timestamp::utc_now(),
         command,
-        machine: Machine::detect(),
-        git: Git::detect(&env.root),
+        machine: provenance::machine(),
+        git: provenance::git_at(&env.root),
         versions: BTreeMap::from([("bench".to_string(), env!("CARGO_PKG_VERSION").to_string())]),
         connections,
         servers: figures.iter().map(Idle::entry).collect(),
@@ -178,6 +179,6 @@ pub fn run_to(
     }
     doc.relative_to(&env.root);
     let path = doc.write(results_dir).context("cannot write the results")?;
-    crate::report::other::write_markdown_beside(&report::markdown_report(&doc), &path)?;
+    bench_report::other::write_markdown_beside(&report::markdown_report(&doc), &path)?;
     Ok(path)
 }

@@ -29,9 +29,11 @@ use contract::route::Endpoint;
 use serde::{Deserialize, Serialize};
 use serve::process::ServerProcess;
 
-use crate::report::instructions::{markdown, markdown_report};
-use crate::results::instructions::{Count, Counts, InstructionResults, Measurement, Mode, SCHEMA};
 use crate::step::signals;
+use bench_model::results::instructions::{
+    Count, Counts, InstructionResults, Measurement, Mode, SCHEMA,
+};
+use bench_report::instructions::{markdown, markdown_report};
 
 /// How long a server under valgrind may take to print its ready line.
 const READY_UNDER_VALGRIND: Duration = Duration::from_secs(120);
@@ -137,34 +139,32 @@ impl Expected {
     fn lengths_text(&self) -> String {
         self.lengths
             .iter()
-            .map(|&n| crate::report::thousands(n as f64))
+            .map(|&n| bench_report::format::thousands(n as f64))
             .collect::<Vec<_>>()
             .join(" or ")
     }
 }
 
-impl Measurement {
-    /// The difference of two runs, per answer.
-    pub fn from_runs(case: &Case, small: Count, large: Count) -> anyhow::Result<Measurement> {
-        if large.answered <= small.answered {
-            bail!(
-                "{} {}: the large run answered {} requests, the small one {}",
-                case.server,
-                case.target,
-                large.answered,
-                small.answered
-            );
-        }
-        let extra = large.instructions.saturating_sub(small.instructions);
-        Ok(Measurement {
-            server: case.server.clone(),
-            target: case.target.clone(),
-            mode: case.mode,
-            small,
-            large,
-            per_request: extra as f64 / (large.answered - small.answered) as f64,
-        })
+/// The difference of two runs, per answer.
+pub fn measurement(case: &Case, small: Count, large: Count) -> anyhow::Result<Measurement> {
+    if large.answered <= small.answered {
+        bail!(
+            "{} {}: the large run answered {} requests, the small one {}",
+            case.server,
+            case.target,
+            large.answered,
+            small.answered
+        );
     }
+    let extra = large.instructions.saturating_sub(small.instructions);
+    Ok(Measurement {
+        server: case.server.clone(),
+        target: case.target.clone(),
+        mode: case.mode,
+        small,
+        large,
+        per_request: extra as f64 / (large.answered - small.answered) as f64,
+    })
 }
 
 /// The `valgrind` on PATH and its version, or why there is none.
@@ -272,7 +272,7 @@ pub fn measure(
 ) -> anyhow::Result<Measurement> {
     let small = count(case, loadgen, counts.small, counts.connections, scratch)?;
     let large = count(case, loadgen, counts.large, counts.connections, scratch)?;
-    Measurement::from_runs(case, small, large)
+    measurement(case, small, large)
 }
 
 /// Sends `case`'s request once on a connection of its own, as the load generator sends it,
@@ -306,15 +306,15 @@ fn sample(case: &Case, addr: std::net::SocketAddr) -> anyhow::Result<()> {
             "{}: the answer is not the contract's, so its instructions are not counted: status {}, {} body bytes{}, {} bytes in all; the contract's is status {}, {} body bytes, {} bytes in all",
             what(),
             answer.status,
-            crate::report::thousands(answer.body.len() as f64),
+            bench_report::format::thousands(answer.body.len() as f64),
             if answer.body.len() == want.body.len() && answer.body != want.body {
                 " (not the contract's body)"
             } else {
                 ""
             },
-            crate::report::thousands(answer.raw.len() as f64),
+            bench_report::format::thousands(answer.raw.len() as f64),
             want.status,
-            crate::report::thousands(want.body.len() as f64),
+            bench_report::format::thousands(want.body.len() as f64),
             want.lengths_text()
         );
     }
@@ -372,7 +372,7 @@ fn answers(report: &[u8], requests: u64, expected: &Expected) -> anyhow::Result<
         bail!(
             "the {} answers were {} bytes in all ({:.1} per answer), not the contract's {} bytes each, so the count is refused",
             r.responses,
-            crate::report::thousands(r.response_bytes as f64),
+            bench_report::format::thousands(r.response_bytes as f64),
             r.response_bytes as f64 / r.responses.max(1) as f64,
             expected.lengths_text()
         );
@@ -654,7 +654,7 @@ pub fn run(
             per_request: 0.0,
             tolerance: 0.10,
             tolerance_below: DEFAULT_TOLERANCE_BELOW,
-            measured_utc: crate::results::timestamp::utc_now(),
+            measured_utc: bench_model::results::timestamp::utc_now(),
             command: "cargo run --release -p bench -- instructions --write-baseline crates/bench/baselines/instructions.json".into(),
         }),
         (None, None) => None,
@@ -706,7 +706,7 @@ pub fn run(
     crate::step::server::build(env, &packages, || {})?;
     let loadgen = env.binary("loadgen");
     let scratch = std::env::temp_dir().join(format!("bench-instructions-{}", std::process::id()));
-    let started = crate::results::timestamp::utc_now();
+    let started = bench_model::results::timestamp::utc_now();
     let mut measurements = Vec::new();
     let result = (|| -> anyhow::Result<()> {
         'servers: for s in &servers {
@@ -738,7 +738,7 @@ pub fn run(
                     };
                     crate::say!(
                         "  {} instructions per request",
-                        crate::report::thousands(m.per_request)
+                        bench_report::format::thousands(m.per_request)
                     );
                     measurements.push(m);
                 }
@@ -773,10 +773,10 @@ pub fn run(
     let results = InstructionResults {
         schema: SCHEMA.into(),
         started_utc: started,
-        finished_utc: crate::results::timestamp::utc_now(),
+        finished_utc: bench_model::results::timestamp::utc_now(),
         command,
-        machine: crate::results::Machine::detect(),
-        git: crate::results::Git::detect(&env.root),
+        machine: crate::provenance::machine(),
+        git: crate::provenance::git_at(&env.root),
         valgrind,
         counts,
         measurements,
@@ -785,7 +785,7 @@ pub fn run(
     };
     crate::say!("{}", markdown(&results));
     let path = results.write(&plan.results_dir)?;
-    let md = crate::report::other::write_markdown_beside(&markdown_report(&results), &path)?;
+    let md = bench_report::other::write_markdown_beside(&markdown_report(&results), &path)?;
     crate::say!("results: {} (report: {})", path.display(), md.display());
     Ok(())
 }
@@ -839,10 +839,9 @@ mod tests {
             answered,
             instructions,
         };
-        let m =
-            Measurement::from_runs(&case, run(2_000, 9_000_000), run(12_000, 29_000_000)).unwrap();
+        let m = measurement(&case, run(2_000, 9_000_000), run(12_000, 29_000_000)).unwrap();
         assert_eq!(m.per_request, 2_000.0);
-        assert!(Measurement::from_runs(&case, run(5, 10), run(5, 20)).is_err());
+        assert!(measurement(&case, run(5, 10), run(5, 20)).is_err());
     }
 
     /// The lengths are the contract's (the figures `bench verify` and the README show) plus
@@ -899,9 +898,9 @@ mod tests {
 
     #[test]
     fn a_count_is_taken_only_from_the_contracts_answers() {
-        // A report recorded from the real loadgen here (tests/data/README.md): 168,996 answers
+        // A report recorded from the real loadgen here (bench-tools/tests/data/README.md): 168,996 answers
         // of server-prebuilt's `GET /`, 1,143 bytes each.
-        let ok = include_bytes!("../../tests/data/loadgen-c50-keepalive.json");
+        let ok = include_bytes!("../../../bench-tools/tests/data/loadgen-c50-keepalive.json");
         let root = expected("server-prebuilt", "/", Mode::KeepAlive);
         assert_eq!(answers(ok, 168_996, &root).unwrap(), 168_996);
 
@@ -941,7 +940,7 @@ mod tests {
         );
 
         // Failed requests, and a report that is not one.
-        let bad = include_bytes!("../../tests/data/loadgen-c10-flaky.json");
+        let bad = include_bytes!("../../../bench-tools/tests/data/loadgen-c10-flaky.json");
         assert!(answers(bad, 1, &root).is_err());
         assert!(answers(b"not json", 1, &root).is_err());
     }

@@ -4,7 +4,7 @@
 //! not, with its version (`bench tools list`).
 
 use crate::step::server::{Availability, Env, availability};
-use crate::term::table::Table;
+use bench_report::table::Table;
 
 /// Prints the list to stdout.
 pub fn run(env: &Env) -> anyhow::Result<()> {

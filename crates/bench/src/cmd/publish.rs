@@ -14,7 +14,7 @@
 //! ones moved in, their reports written beside them, then the page (`DIR/index.html`) and
 //! the README's headline table.
 //!
-//! [`publish_length`]: crate::experiment::Experiment::publish_length
+//! [`publish_length`]: bench_model::experiment::Experiment::publish_length
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -26,17 +26,17 @@ use manifest::Manifest;
 use serde::{Deserialize, Serialize};
 
 use crate::cli::{CompareArgs, PublishArgs, RunArgs, StartArgs};
-use crate::experiment::{self, Experiment};
 use crate::plan::{Plan, Subjects, bad};
-use crate::results::instructions::{Counts, Mode};
-use crate::results::provenance::Git;
-use crate::results::timestamp;
+use crate::provenance;
 use crate::step::pin;
 use crate::step::server::{self, Env};
 use crate::step::signals;
-use crate::step::tools::Tool;
 use crate::term::progress::Whole;
-use crate::term::table::Table;
+use bench_model::experiment::{self, Experiment};
+use bench_model::results::instructions::{Counts, Mode};
+use bench_model::results::timestamp;
+use bench_report::table::Table;
+use bench_tools::Tool;
 
 use super::{idle, instructions, run, tools};
 
@@ -227,7 +227,7 @@ pub fn publish(env: &Env, args: &PublishArgs) -> anyhow::Result<()> {
     let dir = &args.results_dir;
     let staging = dir.join(".publish");
     let state_path = staging.join("state.json");
-    let revision = Git::detect(&env.root).revision;
+    let revision = provenance::git_at(&env.root).revision;
     if args.dry_run {
         let state = State::load(&state_path).unwrap_or_default();
         print_plan(&plan(env, args)?, &state);
@@ -866,13 +866,13 @@ fn swap(env: &Env, args: &PublishArgs, state: &State, staging: &Path) -> anyhow:
         state.done.iter().map(|d| d.files.len()).sum::<usize>()
     );
     for json in &experiments {
-        crate::report::write_beside(json, Some(&env.root))?;
+        bench_report::write_beside(json, Some(&env.root))?;
     }
     let html = dir.join("index.html");
-    crate::report::write_html(&all, &html, Some(&env.root))?;
+    bench_report::write_html(&all, &html, Some(&env.root))?;
     crate::say!("page: {}", html.display());
     if let Some(readme) = readme_of(args) {
-        crate::report::headline::write_readme(std::slice::from_ref(dir), readme)?;
+        bench_report::headline::write_readme(std::slice::from_ref(dir), readme)?;
         crate::say!("{}: headline table rewritten", readme.display());
     }
     let problems: Vec<String> = state

@@ -25,17 +25,17 @@ use anyhow::{Context, bail};
 use manifest::Server;
 
 use crate::cli::RunArgs;
-use crate::experiment::{self, Step};
 use crate::plan::{Plan, Subjects, Target, unserved};
-use crate::results::provenance::{self, Git, Machine};
-use crate::results::{Pinning, Results, ServerKind, ServerResult, timestamp};
+use crate::provenance;
 use crate::step::pin::{self, CpuSet};
 use crate::step::server::{self, Env};
 use crate::step::signals::Interrupted;
-use crate::step::tools::Tool;
 use crate::step::{self, Load, Spawn, Subject, machine, signals};
 use crate::term::progress::Progress;
-use crate::term::table::Table;
+use bench_model::experiment::{self, Step};
+use bench_model::results::{Pinning, Results, ServerKind, ServerResult, timestamp};
+use bench_report::table::Table;
+use bench_tools::Tool;
 
 /// What `bench run` did: where the results went, and any step that could not be measured.
 #[derive(Debug)]
@@ -157,7 +157,7 @@ impl Checkpoint {
 
 /// Samples the machine for [`machine::PREFLIGHT`] before the first step: refuses (exit
 /// status 2, naming the busiest processes) when other work takes more than
-/// [`machine::OTHER_CPU_LIMIT`] % of a CPU, unless `allow_busy`. Returns the note for the
+/// [`OTHER_CPU_LIMIT`](bench_model::rules::OTHER_CPU_LIMIT) % of a CPU, unless `allow_busy`. Returns the note for the
 /// results.
 pub fn preflight(allow_busy: bool) -> anyhow::Result<String> {
     let Some(q) = machine::preflight(machine::PREFLIGHT) else {
@@ -271,8 +271,8 @@ impl Run<'_> {
                     l.connections,
                     rung.as_secs_f64(),
                     l.warmup.as_secs_f64(),
-                    crate::step::verdict::KEEP_UP_SHARE * 100.0,
-                    crate::step::verdict::KEEP_UP_P99.as_millis()
+                    bench_model::rules::KEEP_UP_SHARE * 100.0,
+                    bench_model::rules::KEEP_UP_P99.as_millis()
                 ));
                 if !p.exp.peers_on.is_empty() && args.servers.is_empty() {
                     notes.push(format!(
@@ -289,7 +289,7 @@ impl Run<'_> {
         notes.extend(p.exp.run_notes.iter().map(|n| n.to_string()));
         notes.extend(self.notes.iter().cloned());
         Results {
-            schema: crate::results::SCHEMA.to_string(),
+            schema: bench_model::results::SCHEMA.to_string(),
             experiment: p.exp.id.to_string(),
             title: p.exp.title.to_string(),
             started_utc: timestamp::utc_now(),
@@ -297,8 +297,8 @@ impl Run<'_> {
             complete: false,
             incomplete_reason: Some("running: no step done yet".into()),
             command,
-            machine: Machine::detect(),
-            git: Git::detect(&self.env.root),
+            machine: provenance::machine(),
+            git: provenance::git_at(&self.env.root),
             versions,
             tool: p.tool.name().to_string(),
             quick: p.quick,
@@ -738,7 +738,7 @@ fn print_summary(results: &Results) {
                 s.name.clone(),
                 step.endpoint.clone(),
                 step.step.clone(),
-                format!("{:.0}{}", m.requests_per_s, crate::report::marks(m)),
+                format!("{:.0}{}", m.requests_per_s, bench_report::marks(m)),
                 ms(m.latency_us.p50),
                 ms(m.latency_us.p99),
                 m.errors.total().to_string(),
@@ -758,7 +758,7 @@ fn print_summary(results: &Results) {
         }
     }
     crate::term::out::text(&t);
-    for line in crate::report::footnotes(results) {
+    for line in bench_report::footnotes(results) {
         crate::say!("{line}");
     }
 }

@@ -8,12 +8,12 @@
 //! process tree) and whether that made it the bottleneck (`†`), the 1-minute load average,
 //! and the requests/s and p50 ratios to the first tool of the same round; then the medians
 //! over the rounds. It writes the same as `tools-<UTC>.json` (schema `bench.tools/1`,
-//! [`crate::results::tools`]) with its markdown report beside it ([`crate::report::tools`]).
+//! [`bench_model::results::tools`]) with its markdown report beside it ([`bench_report::tools`]).
 //!
 //! Nothing here is a copy of `bench run`: the server is started by [`server::start`] (pinned
 //! to the server CPUs, stopped by its guard), every run is one [`step::run`] (warm-up,
 //! measured run, /proc sampling of the server, the tool's output parsed by its adapter in
-//! [`crate::step::tools`]), and the tools are refused before anything starts by the same
+//! [`bench_tools`]), and the tools are refused before anything starts by the same
 //! check as `bench run`'s. Another tool is one more [`Tool`] adapter; another figure per
 //! tool is one more field of [`Run`] and one more column.
 
@@ -24,19 +24,20 @@ use anyhow::{Context, bail};
 
 use super::run::Partial;
 use crate::cli::CompareArgs;
-use crate::experiment::{Step, TOKEN, Warmup};
 use crate::plan::{bad, find_serving, refuse_unless_applicable};
-use crate::report::tools as report;
-use crate::results::tools::{
-    CompareLoad, CompareServer, Round, SCHEMA, ToolMedian, ToolResults, ToolVersion,
-};
-use crate::results::{Git, Machine, Pinning, Run, StepResult, provenance, timestamp};
+use crate::provenance;
 use crate::step::server::{self, Availability, Env};
 use crate::step::signals::Interrupted;
-use crate::step::tools::{Mode, TOOLS, Tool};
 use crate::step::{self, Load, Spawn, Subject, pin, signals};
 use crate::term::progress::Progress;
-use crate::term::table::Table;
+use bench_model::experiment::{Step, TOKEN, Warmup};
+use bench_model::results::tools::{
+    CompareLoad, CompareServer, Round, SCHEMA, ToolMedian, ToolResults, ToolVersion,
+};
+use bench_model::results::{Pinning, Run, StepResult, timestamp};
+use bench_report::table::Table;
+use bench_report::tools as report;
+use bench_tools::{Mode, TOOLS, Tool};
 
 /// One tool's run in one round.
 #[derive(Clone, Debug, PartialEq)]
@@ -205,8 +206,8 @@ pub fn compare_measured(
         complete: false,
         incomplete_reason: None,
         command,
-        machine: Machine::detect(),
-        git: Git::detect(&env.root),
+        machine: provenance::machine(),
+        git: provenance::git_at(&env.root),
         versions: BTreeMap::from([("bench".to_string(), env!("CARGO_PKG_VERSION").to_string())]),
         tools: versions,
         server: CompareServer {
@@ -329,7 +330,7 @@ fn finish(
     doc.finished_utc = timestamp::utc_now();
     doc.relative_to(&env.root);
     let path = doc.write(dir).context("cannot write the results")?;
-    crate::report::other::write_markdown_beside(&report::markdown_report(doc), &path)?;
+    bench_report::other::write_markdown_beside(&report::markdown_report(doc), &path)?;
     Ok(path)
 }
 
@@ -492,7 +493,7 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::Latency;
+    use bench_model::results::Latency;
 
     fn row(round: u32, tool: Tool, rps: f64, p50: u64) -> Measured {
         Measured {

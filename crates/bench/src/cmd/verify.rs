@@ -16,10 +16,10 @@ use conformance::wire::{Conn, Response};
 use conformance::{Group, Outcome, Report, Target};
 use manifest::Server;
 
-use crate::experiment::TOKEN;
 use crate::step::server::{self as servers, Availability, Env};
 use crate::step::signals;
-use crate::term::table::Table;
+use bench_model::experiment::TOKEN;
+use bench_report::table::Table;
 
 /// The request target used for the query echo.
 pub const ECHO: &str = "/api?name=John&lastname=Doe";
@@ -246,9 +246,9 @@ pub fn fairness(server: &Server, addr: SocketAddr) -> Vec<(&'static str, Result<
 pub fn before_load(
     server: &Server,
     addr: SocketAddr,
-    steps: &[crate::experiment::Step],
-) -> Vec<crate::results::Verified> {
-    use crate::results::Verified;
+    steps: &[bench_model::experiment::Step],
+) -> Vec<bench_model::results::Verified> {
+    use bench_model::results::Verified;
     probes(server)
         .into_iter()
         .filter(|(path, _)| steps.iter().any(|s| s.endpoint == *path))

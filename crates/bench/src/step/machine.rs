@@ -7,7 +7,7 @@
 //! tool and the harness itself used over the same window: on a quiet machine it is near 0
 //! (loopback TCP's soft-interrupt time is charged to the processes that made it), and a busy
 //! loop on a server CPU shows as 50–100 % of a CPU. [`Interference`] is that, with steal and
-//! the server's and tool's time waiting for a CPU; [`disturbed`] is the one rule that says
+//! the server's and tool's time waiting for a CPU; [`disturbed`](bench_model::rules::disturbed) is the one rule that says
 //! when the machine, not the server, set a step's figures.
 //!
 //! [`preflight`] samples the machine for a moment before a run and names the busiest other
@@ -18,24 +18,10 @@ use std::time::{Duration, Instant};
 
 use procfs::CurrentSI;
 
-use crate::results::Interference;
-
-/// Other work above this share of one CPU, percent, disturbs a step (and makes the preflight
-/// refuse). Measured here (2 CPUs, server-prebuilt under wrk or loadgen): 0–3 % on a quiet
-/// machine, 45–100 % with one busy loop beside the server.
-pub const OTHER_CPU_LIMIT: f64 = 10.0;
-/// Steal above this share of the window (all CPUs together), percent, disturbs a step.
-pub const STEAL_LIMIT: f64 = 5.0;
-/// The server's threads waiting for a CPU above this share of the window, percent, disturbs a
-/// step while other work ran beside it (at least [`WAIT_NEEDS_OTHER`] % of a CPU). Quiet: under
-/// 2 % for a pinned single-worker server at full load.
-pub const SERVER_WAIT_LIMIT: f64 = 5.0;
-/// The server's waiting is the machine's only when other work took at least this share of a
-/// CPU, percent. With less, nothing else ran on the CPUs and the server's threads waited for
-/// each other (a runtime with more threads than the CPUs it was given): the server's own
-/// figure. Measured here, E7 on 2026-12-01: go-http pinned to one CPU waited for a CPU 15–35 %
-/// of the window while other work took 0.0 %.
-pub const WAIT_NEEDS_OTHER: f64 = 5.0;
+use bench_model::results::Interference;
+use bench_model::rules::OTHER_CPU_LIMIT;
+#[cfg(test)]
+use bench_model::rules::disturbed;
 
 /// A reading of the machine's CPU counters and of this process's own CPU time.
 #[derive(Clone, Copy, Debug)]
@@ -121,28 +107,6 @@ impl Window {
             tool_wait_percent: tool_wait.map(|(w, wall)| pct(w, wall)),
         }
     }
-}
-
-/// Whether the machine set a step's figures: other work above [`OTHER_CPU_LIMIT`] % of a CPU,
-/// steal above [`STEAL_LIMIT`] %, or the server waiting for a CPU above
-/// [`SERVER_WAIT_LIMIT`] % of the window while other work ran ([`WAIT_NEEDS_OTHER`]; when other
-/// work could not be measured, the wait alone). The reason, in a few words, when it did.
-pub fn disturbed(i: &Interference) -> Option<String> {
-    let mut why = Vec::new();
-    if let Some(o) = i.other_cpu_percent.filter(|&o| o > OTHER_CPU_LIMIT) {
-        why.push(format!("other work took {o:.0} % of a CPU"));
-    }
-    if i.steal_percent > STEAL_LIMIT {
-        why.push(format!("steal {:.0} %", i.steal_percent));
-    }
-    let others_ran = i.other_cpu_percent.is_none_or(|o| o >= WAIT_NEEDS_OTHER);
-    if let Some(w) = i
-        .server_wait_percent
-        .filter(|&w| w > SERVER_WAIT_LIMIT && others_ran)
-    {
-        why.push(format!("the server waited for a CPU {w:.0} % of the time"));
-    }
-    (!why.is_empty()).then(|| why.join(", "))
 }
 
 /// One process's CPU over a preflight.
@@ -281,27 +245,6 @@ mod tests {
             disturbed(&i).as_deref(),
             Some("steal 10 %, the server waited for a CPU 9 % of the time")
         );
-    }
-
-    #[test]
-    fn a_server_waiting_for_its_own_threads_is_not_the_machine() {
-        let at = |other: Option<f64>, wait: f64| Interference {
-            other_cpu_percent: other,
-            steal_percent: 0.0,
-            server_wait_percent: Some(wait),
-            tool_wait_percent: None,
-        };
-        // go-http on one CPU in E7: nothing else ran; its threads waited for each other.
-        assert_eq!(disturbed(&at(Some(0.0), 35.3)), None);
-        assert_eq!(disturbed(&at(Some(4.9), 20.0)), None);
-        // Other work beside it, under its own limit: the wait is the machine's.
-        assert_eq!(
-            disturbed(&at(Some(7.0), 12.0)).as_deref(),
-            Some("the server waited for a CPU 12 % of the time")
-        );
-        // Other work not measured: the wait alone tells.
-        assert!(disturbed(&at(None, 12.0)).is_some());
-        assert_eq!(disturbed(&at(Some(7.0), 4.0)), None);
     }
 
     #[test]

@@ -25,23 +25,21 @@ pub mod procs;
 pub mod sample;
 pub mod server;
 pub mod signals;
-pub mod tools;
-pub mod verdict;
 
 use std::net::SocketAddr;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::experiment::{Probe, Step, Warmup};
-use crate::results::{Rss, Run, StepResult, Windows};
 use crate::term::progress::Progress;
+use bench_model::experiment::{Probe, Step, Warmup};
+use bench_model::results::{Rss, Run, StepResult, Windows};
 
+use bench_model::rules::{self as verdict, Threads};
+use bench_tools::{self as tools, LoadSpec, Tool};
 use child::{Failure, Output};
 use pin::CpuSet;
 use sample::{Sampler, Series, Usage};
 use server::Running;
-use tools::{LoadSpec, Tool};
-use verdict::Threads;
 
 /// How often the server's process tree is read during a measured run.
 pub const SAMPLE_EVERY: Duration = Duration::from_millis(100);
@@ -245,7 +243,7 @@ impl<'a> Subject<'a> {
 }
 
 /// Runs `step` once against `subject`: a warm-up, then the measured run, appended to
-/// `result.repeats` when it gave a run. A run the machine disturbed ([`machine::disturbed`]) is
+/// `result.repeats` when it gave a run. A run the machine disturbed ([`verdict::disturbed`]) is
 /// set aside and measured again, up to [`Load::retries`] times, and recorded marked when it never
 /// ran clean. Returns the problems that made the step invalid without stopping the run
 /// (`ENDPOINT STEP: reason`, one each); an `Err` is what must stop it (a signal, a tool that
@@ -323,10 +321,6 @@ enum Measured {
     Run(Box<Run>, Vec<String>),
 }
 
-/// The least length of a count-bounded step's measured window (`--quick` aside): the count is
-/// run again, back to back, until the windows add up to it.
-pub const MIN_COUNT_STEP: Duration = Duration::from_secs(5);
-
 /// The most rounds of a count-bounded step.
 const MAX_ROUNDS: u32 = 200;
 
@@ -388,7 +382,7 @@ fn settle(
 }
 
 /// One attempt: the warm-up, then the measured run (rounds of a count until
-/// [`MIN_COUNT_STEP`]), with the server's tree, the tool's and the machine read throughout.
+/// [`MIN_COUNT_STEP`](verdict::MIN_COUNT_STEP)), with the server's tree, the tool's and the machine read throughout.
 fn measure(
     load: &mut Load<'_>,
     subject: &mut Subject<'_>,
@@ -472,7 +466,7 @@ fn measure(
         let so_far: f64 = rounds.iter().map(|(r, _)| r.duration_s).sum();
         if !counted
             || failed
-            || so_far >= MIN_COUNT_STEP.as_secs_f64()
+            || so_far >= verdict::MIN_COUNT_STEP.as_secs_f64()
             || rounds.len() as u32 >= MAX_ROUNDS
             || subject.gone("exited during").is_some()
         {
@@ -564,7 +558,7 @@ fn measure(
             server.map(|u| u.wait_s),
             tool_usage.map(|u| (u.wait_s, u.wall_s)),
         );
-        run.disturbed_reason = machine::disturbed(&i);
+        run.disturbed_reason = verdict::disturbed(&i);
         run.disturbed = run.disturbed_reason.is_some();
         run.interference = Some(i);
     }
@@ -611,7 +605,7 @@ pub fn merge_rounds(mut runs: Vec<Run>) -> Run {
     if runs.len() <= 1 {
         return runs.pop().unwrap_or_default();
     }
-    let mut m = crate::results::median(&runs).unwrap_or_default();
+    let mut m = bench_model::results::median(&runs).unwrap_or_default();
     let requests: u64 = runs.iter().map(|r| r.requests).sum();
     let duration: f64 = runs.iter().map(|r| r.duration_s).sum();
     let bytes: f64 = runs
@@ -625,7 +619,7 @@ pub fn merge_rounds(mut runs: Vec<Run>) -> Run {
         m.transfer_bytes_per_s = round2(bytes / duration);
     }
     m.latency_us.max = runs.iter().filter_map(|r| r.latency_us.max).max();
-    let mut e = crate::results::Errors::default();
+    let mut e = bench_model::results::Errors::default();
     for r in &runs {
         e.connect += r.errors.connect;
         e.read += r.errors.read;
@@ -639,7 +633,7 @@ pub fn merge_rounds(mut runs: Vec<Run>) -> Run {
 }
 
 /// The endpoint a probe loads, for notes.
-const PROBE: &str = crate::experiment::PROBE_ENDPOINT;
+const PROBE: &str = bench_model::experiment::PROBE_ENDPOINT;
 
 /// The load of `probe` beside `step`'s measured run: closed loop on keep-alive connections,
 /// its warm-up discarded by the generator itself, the step's timeout.
@@ -877,7 +871,8 @@ mod tests {
 
     /// loadgen's report of a real 50-connection keep-alive run.
     fn report() -> String {
-        let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/loadgen-c50-keepalive.json");
+        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../bench-tools/tests/data/loadgen-c50-keepalive.json");
         std::fs::read_to_string(p).unwrap()
     }
 
@@ -965,7 +960,7 @@ mod tests {
     #[test]
     fn a_probe_runs_beside_the_measured_run_and_alone_for_the_baseline() {
         let mut s = step(Mode::KeepAlive);
-        s.probe = Some(crate::experiment::probe(Duration::from_secs(2), true));
+        s.probe = Some(bench_model::experiment::probe(Duration::from_secs(2), true));
         let answers = vec![
             exited(0, "", ""),
             exited(0, &report(), ""),
@@ -1022,7 +1017,7 @@ mod tests {
     #[test]
     fn a_probe_measured_after_the_load_voids_the_step() {
         let mut s = step(Mode::KeepAlive);
-        s.probe = Some(crate::experiment::probe(Duration::from_secs(2), true));
+        s.probe = Some(bench_model::experiment::probe(Duration::from_secs(2), true));
         let later = |o: Result<Output, Failure>, by: Duration| {
             o.map(|mut o| {
                 o.started += by;
@@ -1062,7 +1057,7 @@ mod tests {
         s.rate = Some(2000.0);
         let recorded = |name: &str| {
             let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("tests/data")
+                .join("../bench-tools/tests/data")
                 .join(name);
             std::fs::read_to_string(p).unwrap()
         };
@@ -1280,12 +1275,12 @@ mod tests {
             duration_s: d,
             requests_per_s: requests as f64 / d,
             transfer_bytes_per_s: 100.0 * requests as f64 / d,
-            latency_us: crate::results::Latency {
+            latency_us: bench_model::results::Latency {
                 p99: Some(p99),
                 max: Some(p99 * 2),
                 ..Default::default()
             },
-            errors: crate::results::Errors {
+            errors: bench_model::results::Errors {
                 status,
                 ..Default::default()
             },

@@ -25,56 +25,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::procs;
-
-/// What a process tree used over a window.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Usage {
-    /// RSS at the start, KiB.
-    pub rss_start_kb: u64,
-    /// The highest RSS reading, KiB.
-    pub rss_peak_kb: u64,
-    /// RSS at the end, KiB.
-    pub rss_end_kb: u64,
-    /// CPU time, user plus system, seconds.
-    pub cpu_s: f64,
-    /// The user-mode share of `cpu_s`, seconds (`None`: no clock tick was seen to split it).
-    pub user_s: Option<f64>,
-    /// The kernel-mode share of `cpu_s`, seconds.
-    pub kernel_s: Option<f64>,
-    /// Time its threads were runnable but waited for a CPU, seconds (summed over threads).
-    pub wait_s: f64,
-    /// CPU time of its busiest thread, seconds.
-    pub busiest_thread_s: f64,
-    /// The window, seconds.
-    pub wall_s: f64,
-    /// The most processes seen in the tree at once.
-    pub processes: usize,
-}
-
-impl Usage {
-    /// CPU time over the window, percent of one CPU.
-    pub fn cpu_percent(&self) -> f64 {
-        self.share(self.cpu_s)
-    }
-
-    /// The busiest thread's CPU time over the window, percent of one CPU.
-    pub fn busiest_thread_percent(&self) -> f64 {
-        self.share(self.busiest_thread_s)
-    }
-
-    /// Time waiting for a CPU over the window, percent of the window.
-    pub fn wait_percent(&self) -> f64 {
-        self.share(self.wait_s)
-    }
-
-    fn share(&self, s: f64) -> f64 {
-        if self.wall_s > 0.0 {
-            s / self.wall_s * 100.0
-        } else {
-            0.0
-        }
-    }
-}
+pub use bench_model::rules::Usage;
 
 /// What a CPU-time reading belongs to: a thread (schedstat, ns) or, as a fallback, a whole
 /// process (utime + stime, converted to ns).

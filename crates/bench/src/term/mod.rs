@@ -4,4 +4,4 @@
 
 pub mod out;
 pub mod progress;
-pub mod table;
+pub use bench_report::table;

@@ -1,0 +1,18 @@
+//! `bench-model`: what the bench harness measures and records, as data, with no runtime and no
+//! process beside it.
+//!
+//! - [`experiment`]: E1–E7 as data: endpoints, steps, load model, default lengths, and what
+//!   each experiment's report shows (tables, charts, findings, headline columns);
+//! - [`results`]: the versioned results JSON of each kind (`bench run`, instructions, tools
+//!   compare, idle) with its provenance and UTC timestamps, loaded and written, and their
+//!   statistics (the median of repeats, their spread);
+//! - [`rules`]: the rules that say what a measured run is worth (failed, tool-bound,
+//!   disturbed, kept up, too short), each one function beside its thresholds.
+//!
+//! `bench-tools` (the load tools' command lines and parsers) and `bench-report` (markdown,
+//! SVG, the HTML page) read and write through it; `bench` (the command line) measures.
+#![deny(missing_docs)]
+
+pub mod experiment;
+pub mod results;
+pub mod rules;

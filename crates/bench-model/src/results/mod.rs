@@ -1,0 +1,1181 @@
+//! The results JSON (`schema: "bench.results/1"`, described in the crate's README): one
+//! document per `bench run`.
+//!
+//! Layout, outermost first: [`Results`] (the run: experiment, when, how, on what) holds a
+//! [`ServerResult`] per server, each with a [`StepResult`] per step of the experiment, each with
+//! one [`Run`] per repeat, their per-field [`median`] and their [`Spread`]. [`Results::write`]
+//! stores a document as `<dir>/<experiment>-<YYYYMMDDTHHMMSSZ>.json`; [`Results::load`] reads
+//! one back and checks its [`SCHEMA`].
+//!
+//! This file is the schema only. Beside it: [`instructions`] (the schema of `bench
+//! instructions`' results), [`tools`] (`bench tools compare`'s), [`idle`] (`bench idle`'s),
+//! [`provenance`] (the [`Machine`] and [`Git`]
+//! fields and how they are detected, the programs' version lines) and [`timestamp`] (UTC
+//! timestamps, through the `time` crate).
+//!
+//! Adding an optional field keeps the schema version; renaming or removing one bumps it.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+pub mod idle;
+pub mod instructions;
+pub mod provenance;
+pub mod timestamp;
+pub mod tools;
+
+pub use provenance::{Git, Machine};
+use timestamp::{compact_stamp, utc_now};
+
+/// The schema tag of [`Results`].
+pub const SCHEMA: &str = "bench.results/1";
+
+/// The share of the CPUs it could use (`tool_cpus`) at which a load tool counts as the
+/// bottleneck of its step ([`Run::tool_bound`]).
+pub const TOOL_BOUND_SHARE: f64 = 0.9;
+
+fn yes() -> bool {
+    true
+}
+
+/// One `bench run`: what was run, when, how, on what, and every server's steps.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Results {
+    /// Always [`SCHEMA`].
+    pub schema: String,
+    /// The experiment's lowercase id (`e1` … `e5`).
+    pub experiment: String,
+    /// The experiment's title.
+    pub title: String,
+    /// When the run started, `YYYY-MM-DDTHH:MM:SSZ`.
+    pub started_utc: String,
+    /// When the run finished (or, while it runs, when this document was last written),
+    /// `YYYY-MM-DDTHH:MM:SSZ`.
+    pub finished_utc: String,
+    /// Whether the run ended: `false` in the document written after every finished step
+    /// while it runs, and in the last one of a run that was interrupted or failed. Files from
+    /// before this field were written once, at the end: `true`.
+    #[serde(default = "yes")]
+    pub complete: bool,
+    /// Why the document is not complete (`running: 4 of 12 step runs done`, `interrupted by
+    /// SIGINT after 4 of 12 step runs`); `None` when it is.
+    #[serde(default)]
+    pub incomplete_reason: Option<String>,
+    /// How the harness was invoked (argv).
+    pub command: Vec<String>,
+    /// The machine it ran on.
+    pub machine: Machine,
+    /// The workspace's revision.
+    pub git: Git,
+    /// Versions of what took part: `bench`, `rustc`, `tool`, peers' runtimes, ….
+    pub versions: BTreeMap<String, String>,
+    /// The load tool: `builtin`, `wrk`, `ab`, `oha`, `k6` or `autocannon` (the tool adapters'
+    /// names).
+    pub tool: String,
+    /// Whether the shortened (`--quick`) steps were run.
+    pub quick: bool,
+    /// Repeats per step.
+    pub repeat: u32,
+    /// `http://HOST:PORT` when a remote server was driven; `None` for servers started here.
+    pub target: Option<String>,
+    /// The CPUs the servers and the load tool were pinned to; `None` when not pinned.
+    pub pinning: Option<Pinning>,
+    /// `--workers N`: the workers each server was started with (a Rust variant's
+    /// `--workers`, a peer's `{cpus}`); `None` for each server's default (files from before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workers: Option<usize>,
+    /// Free-form remarks, e.g. `no /proc sampling: remote target`.
+    pub notes: Vec<String>,
+    /// Every server, in the order they ran.
+    pub servers: Vec<ServerResult>,
+}
+
+/// Which CPUs servers and the load tool were pinned to.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pinning {
+    /// The servers' CPUs.
+    pub server_cpus: Vec<usize>,
+    /// The load tool's CPUs.
+    pub load_cpus: Vec<usize>,
+}
+
+/// Whether a server is one of this workspace's Rust variants or a peer (the original system).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ServerKind {
+    /// A Rust variant of this workspace (servers.toml `package`).
+    Rust,
+    /// A peer: the system an experiment names (servers.toml `command`).
+    Peer,
+}
+
+/// A header field a library adds to every response that the variant cannot stop.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExtraHeader {
+    /// The field name, lowercase.
+    pub field: String,
+    /// Bytes it adds to each response, CRLF included.
+    pub bytes: usize,
+}
+
+impl From<&manifest::ExtraHeader> for ExtraHeader {
+    fn from(h: &manifest::ExtraHeader) -> ExtraHeader {
+        ExtraHeader {
+            field: h.field.clone(),
+            bytes: h.bytes,
+        }
+    }
+}
+
+/// One server's part of a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ServerResult {
+    /// Its servers.toml name.
+    pub name: String,
+    /// Rust variant or peer.
+    pub kind: ServerKind,
+    /// How it is written, in a few words.
+    pub style: String,
+    /// The systems of the experiments it is the analogue of (or, for a peer, is).
+    pub analogue: Vec<String>,
+    /// The command that started it (empty for a remote target).
+    pub command: Vec<String>,
+    /// Header fields its library adds.
+    pub extra_headers: Vec<ExtraHeader>,
+    /// One entry per step of the experiment, in order.
+    pub steps: Vec<StepResult>,
+    /// E6: its answer to one plain `GET` of each of the experiment's endpoints, checked
+    /// before any load (`bench verify`'s fairness row); empty for the other experiments.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verified: Vec<Verified>,
+}
+
+/// One endpoint's answer to a plain `GET` before the load, as `bench verify` judges it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verified {
+    /// The request target.
+    pub endpoint: String,
+    /// The status code (`None`: no answer, and `notes` says why).
+    pub status: Option<u16>,
+    /// Bytes of the status line and header fields.
+    pub head_bytes: usize,
+    /// Bytes of the body.
+    pub body_bytes: usize,
+    /// The field names, lowercase, in the order sent.
+    pub fields: Vec<String>,
+    /// What differs from the contract (empty: nothing).
+    pub notes: Vec<String>,
+}
+
+impl ServerResult {
+    /// An entry for a servers.toml server started by `command`, with no steps yet.
+    pub fn new(server: &manifest::Server, command: Vec<String>) -> ServerResult {
+        ServerResult {
+            name: server.name.clone(),
+            kind: if server.package.is_some() {
+                ServerKind::Rust
+            } else {
+                ServerKind::Peer
+            },
+            style: server.style.clone(),
+            analogue: server.analogue.clone(),
+            command,
+            extra_headers: server.extra_headers.iter().map(ExtraHeader::from).collect(),
+            steps: Vec::new(),
+            verified: Vec::new(),
+        }
+    }
+}
+
+/// One step of an experiment against one server (e.g. E3's `c1000` on `/`), repeated.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepResult {
+    /// The step's id within the experiment (`c100`, `ramp`, `sync`, …).
+    pub step: String,
+    /// The request target (`/`, `/api/hello`, …).
+    pub endpoint: String,
+    /// Connections (concurrency; the peak for a ramp).
+    pub connections: usize,
+    /// Requests, for count-bounded steps (`ab -n`).
+    pub requests: Option<u64>,
+    /// Seconds, for time-bounded steps.
+    pub duration_s: Option<f64>,
+    /// The rate offered, requests/s, for a rung of a ladder of offered rates (E7): the open
+    /// model. `None` for a closed-loop step (and in files from before E7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offered_requests_per_s: Option<f64>,
+    /// The load tool's exact argv (of the last repeat; the port may differ between repeats).
+    pub tool_command: Vec<String>,
+    /// Whether the step measured what it was meant to (see `invalid_reason`).
+    pub valid: bool,
+    /// Why not, when `valid` is false (e.g. the server does not honour `ab -k`).
+    pub invalid_reason: Option<String>,
+    /// One [`Run`] per repeat, in order.
+    pub repeats: Vec<Run>,
+    /// The per-field [`median`] of `repeats`; `None` without repeats.
+    pub median: Option<Run>,
+    /// The [`spread`] of `repeats`; `None` without repeats.
+    pub spread: Option<Spread>,
+    /// A rung of a ladder of offered rates (E7) where the server could not keep up, and why
+    /// (`achieved 61,204 of 80,000 requests/s (77 %, under 95 %)`): its saturation, after
+    /// which its ladder on this endpoint stopped. `None` for a rung it kept up with, for a
+    /// step of no ladder, and for a rung where the load tool was the limit (that step is
+    /// invalid instead).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saturation: Option<String>,
+}
+
+impl StepResult {
+    /// Sets `median` and `spread` from `repeats`.
+    pub fn finish(&mut self) {
+        self.median = median(&self.repeats);
+        self.spread = spread(&self.repeats);
+    }
+}
+
+/// What one repeat of a step measured.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    /// Requests completed or failed in the measured window.
+    pub requests: u64,
+    /// The measured window, seconds.
+    pub duration_s: f64,
+    /// Requests per second, as the tool reports it.
+    pub requests_per_s: f64,
+    /// Response bytes per second, as the tool reports it.
+    pub transfer_bytes_per_s: f64,
+    /// Bytes per response (headers and body); 0 when the tool does not tell.
+    pub bytes_per_response: f64,
+    /// Latency, microseconds.
+    pub latency_us: Latency,
+    /// Failures by kind.
+    pub errors: Errors,
+    /// The server's resident memory, KiB; `None` when not sampled.
+    pub rss_kb: Option<Rss>,
+    /// The server's CPU use over the window, percent of one CPU; `None` when not sampled.
+    pub server_cpu_percent: Option<f64>,
+    /// The server's CPU time over the window, seconds; `None` when not sampled.
+    pub server_cpu_s: Option<f64>,
+    /// `server_cpu_s` per request, microseconds; `None` when not sampled.
+    pub cpu_us_per_request: Option<f64>,
+    /// The rate the tool was asked to offer, requests/s, for a step of the open model (E7):
+    /// each request has an intended send time, and `latency_us` runs from it. `None` for a
+    /// closed-loop step (and in files from before E7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offered_requests_per_s: Option<f64>,
+    /// The open model's latency from each request's actual send, beside `latency_us` (from
+    /// its intended send time): the figure a tool that omits the requests a stall delayed
+    /// would report (coordinated omission). `None` when the tool reports only one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_uncorrected_us: Option<Latency>,
+    /// The load tool's own CPU use over the measured run (its whole process tree, every
+    /// thread's schedstat), percent of one CPU; `None` when not measured (files from before).
+    #[serde(default)]
+    pub tool_cpu_percent: Option<f64>,
+    /// The CPUs the tool could keep busy: the CPUs it was given (pinned, or all this process
+    /// may use), or 1 for a single-threaded tool (wrk -t1, ab, autocannon).
+    #[serde(default)]
+    pub tool_cpus: Option<usize>,
+    /// Whether the tool, not the server, set the pace: it used at least
+    /// [`TOOL_BOUND_SHARE`] of `tool_cpus` (for the built-in generator, also when its own
+    /// report says `generator_bound`). Its requests/s is then the tool's limit.
+    #[serde(default)]
+    pub tool_bound: bool,
+    /// The user-mode share of `cpu_us_per_request` (the runtime's, the framework's and the
+    /// variant's own code), µs; `None` when not sampled. From each thread's utime and stime,
+    /// which split the schedstat time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_user_us_per_request: Option<f64>,
+    /// The kernel-mode share of `cpu_us_per_request` (system calls and loopback TCP), µs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_kernel_us_per_request: Option<f64>,
+    /// The tool's busiest thread over its measured window, percent of one CPU: what decides
+    /// [`Run::tool_bound`] for a single-threaded tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_busiest_thread_percent: Option<f64>,
+    /// What else the machine did over the measured window; `None` when not measured (files
+    /// from before, a window too short to measure: see `unmeasured`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interference: Option<Interference>,
+    /// Whether the machine, not the server, may have set this run's figures (other work,
+    /// steal, or the server waiting for a CPU past the limits of `bench`'s docs).
+    #[serde(default)]
+    pub disturbed: bool,
+    /// Why `disturbed` is set, in a few words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disturbed_reason: Option<String>,
+    /// Disturbed attempts of this repeat measured and set aside before this one (`--retries`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub discarded: u32,
+    /// For a count-bounded step: how many times the count was run back to back to fill the
+    /// step's least length (the figures are over all of them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<u32>,
+    /// Why no CPU percentage, interference or tool-bound verdict was recorded (a measured
+    /// window too short to measure them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unmeasured: Option<String>,
+    /// E4: the load's and the probe's measured windows, seconds from the start of the step's
+    /// measured run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub windows: Option<Windows>,
+    /// What the tool could not measure exactly (e.g. ab's 1 ms latency resolution).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// The probe's own run beside this one (E4: 1 connection on `/api/hello` while the
+    /// step's load runs; for the `baseline` step, the probe alone): its requests/s, latency
+    /// and errors, with no server-side fields (the server is sampled for the step's run).
+    /// In a step's `median`, the median of the repeats' probes. `None` for a step without
+    /// a probe (and in files from before probes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<Box<Run>>,
+}
+
+/// How the built-in generator's note on a run began when one of its threads was busy nearly
+/// all the time, in files from before `bench` measured the tool's CPU itself.
+const GENERATOR_BUSY: &str = "loadgen was busy";
+
+impl Run {
+    /// Whether the load tool, not the server, set the pace of this run: its recorded verdict
+    /// ([`Run::tool_bound`], from `step::verdict::tool_bound`, the one rule); in a file from
+    /// before the tool's CPU was recorded, the built-in generator's own "busy" note. Every
+    /// report, and [`Results::tool_bound_steps`], reads it here.
+    pub fn tool_set_pace(&self) -> bool {
+        self.tool_bound
+            || (self.tool_cpu_percent.is_none()
+                && self.notes.iter().any(|n| n.starts_with(GENERATOR_BUSY)))
+    }
+}
+
+/// What else used the machine's CPUs over a run's measured window (`bench`'s docs give the
+/// limits past which a run is [`Run::disturbed`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Interference {
+    /// All CPUs' busy time (steal excluded) less the server's, the load tool's and the
+    /// harness's own, percent of one CPU; `None` when the server is not sampled (a remote
+    /// target), so it cannot be told from other work.
+    pub other_cpu_percent: Option<f64>,
+    /// Steal time of all CPUs, percent of the window.
+    pub steal_percent: f64,
+    /// Time the server's threads were runnable but waited for a CPU, percent of the window.
+    pub server_wait_percent: Option<f64>,
+    /// Time the tool's threads waited for a CPU, percent of its measured window.
+    pub tool_wait_percent: Option<f64>,
+}
+
+/// Two measured windows of a probed step, seconds from the start of its measured run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Windows {
+    /// The load's `[start, end]`.
+    pub load: [f64; 2],
+    /// The probe's `[start, end]`.
+    pub probe: [f64; 2],
+}
+
+impl Windows {
+    /// Whether the probe was measured while the load ran (within 0.1 s: the exits are seen
+    /// by polling).
+    pub fn probe_inside(&self) -> bool {
+        const SLACK: f64 = 0.1;
+        self.probe[0] >= self.load[0] - SLACK && self.probe[1] <= self.load[1] + SLACK
+    }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// A latency summary, microseconds. A field is `None` when the tool does not report it (wrk
+/// `--latency` has no p95; k6 by default no p99).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Latency {
+    /// Mean.
+    pub mean: Option<f64>,
+    /// Median.
+    pub p50: Option<u64>,
+    /// 90th percentile.
+    pub p90: Option<u64>,
+    /// 95th percentile.
+    pub p95: Option<u64>,
+    /// 99th percentile.
+    pub p99: Option<u64>,
+    /// 99.9th percentile (the built-in generator, oha and k6 report it; wrk, ab and
+    /// autocannon do not). Absent from files from before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p999: Option<u64>,
+    /// Largest.
+    pub max: Option<u64>,
+}
+
+/// Failed requests by kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Errors {
+    /// Connections that could not be made.
+    pub connect: u64,
+    /// Reads that failed (resets, early close).
+    pub read: u64,
+    /// Writes that failed.
+    pub write: u64,
+    /// Requests that timed out.
+    pub timeout: u64,
+    /// Whole responses with an error status (wrk: not 2xx or 3xx; ab: not 2xx).
+    pub status: u64,
+    /// Anything else the tool counts (malformed responses, ab's length mismatches, …).
+    pub other: u64,
+}
+
+impl Errors {
+    /// Every failure together.
+    pub fn total(&self) -> u64 {
+        [
+            self.connect,
+            self.read,
+            self.write,
+            self.timeout,
+            self.status,
+            self.other,
+        ]
+        .into_iter()
+        .fold(0, u64::saturating_add)
+    }
+
+    /// The kinds counted at least once, in order (connect, read, write, timeout, status,
+    /// other), each with its count: the one listing of a run's failures.
+    pub fn counted(&self) -> Vec<(&'static str, u64)> {
+        [
+            ("connect", self.connect),
+            ("read", self.read),
+            ("write", self.write),
+            ("timeout", self.timeout),
+            ("status", self.status),
+            ("other", self.other),
+        ]
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .collect()
+    }
+}
+
+/// The kinds of [`Errors`] that are socket errors (wrk's): every kind but error statuses and
+/// the rest.
+pub const SOCKET_ERRORS: [&str; 4] = ["connect", "read", "write", "timeout"];
+
+/// The server's resident memory over a repeat, KiB.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rss {
+    /// Before the load.
+    pub start: u64,
+    /// The highest sample.
+    pub peak: u64,
+    /// After the load.
+    pub end: u64,
+}
+
+/// How far the repeats of a step are apart, by requests per second.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    /// The lowest repeat.
+    pub requests_per_s_min: f64,
+    /// The highest repeat.
+    pub requests_per_s_max: f64,
+    /// `(max - min) / median`; 0 for one repeat (or a median of 0).
+    pub relative: f64,
+}
+
+/// The per-field median of `runs` (each field on its own, so the result need not be one of
+/// the runs); `None` for no runs. An even count takes the mean of the middle two (rounded
+/// for integers); an optional field takes the median of the runs that have it;
+/// `tool_bound` is whether any run was. `notes` are
+/// the union of the runs' notes, in first-seen order.
+pub fn median(runs: &[Run]) -> Option<Run> {
+    if runs.is_empty() {
+        return None;
+    }
+    let f = |get: fn(&Run) -> f64| median_f64(runs.iter().map(get).collect());
+    let u = |get: fn(&Run) -> u64| median_u64(runs.iter().map(get).collect());
+    let of = |get: fn(&Run) -> Option<f64>| {
+        let v: Vec<f64> = runs.iter().filter_map(get).collect();
+        (!v.is_empty()).then(|| median_f64(v))
+    };
+    let ou = |get: fn(&Run) -> Option<u64>| {
+        let v: Vec<u64> = runs.iter().filter_map(get).collect();
+        (!v.is_empty()).then(|| median_u64(v))
+    };
+    let rss = {
+        let v: Vec<Rss> = runs.iter().filter_map(|r| r.rss_kb).collect();
+        (!v.is_empty()).then(|| Rss {
+            start: median_u64(v.iter().map(|r| r.start).collect()),
+            peak: median_u64(v.iter().map(|r| r.peak).collect()),
+            end: median_u64(v.iter().map(|r| r.end).collect()),
+        })
+    };
+    let mut notes: Vec<String> = Vec::new();
+    for n in runs.iter().flat_map(|r| &r.notes) {
+        if !notes.contains(n) {
+            notes.push(n.clone());
+        }
+    }
+    Some(Run {
+        requests: u(|r| r.requests),
+        duration_s: f(|r| r.duration_s),
+        requests_per_s: f(|r| r.requests_per_s),
+        transfer_bytes_per_s: f(|r| r.transfer_bytes_per_s),
+        bytes_per_response: f(|r| r.bytes_per_response),
+        latency_us: median_latency(runs.iter().map(|r| &r.latency_us)).unwrap_or_default(),
+        errors: Errors {
+            connect: u(|r| r.errors.connect),
+            read: u(|r| r.errors.read),
+            write: u(|r| r.errors.write),
+            timeout: u(|r| r.errors.timeout),
+            status: u(|r| r.errors.status),
+            other: u(|r| r.errors.other),
+        },
+        rss_kb: rss,
+        server_cpu_percent: of(|r| r.server_cpu_percent),
+        server_cpu_s: of(|r| r.server_cpu_s),
+        cpu_us_per_request: of(|r| r.cpu_us_per_request),
+        offered_requests_per_s: of(|r| r.offered_requests_per_s),
+        latency_uncorrected_us: median_latency(
+            runs.iter()
+                .filter_map(|r| r.latency_uncorrected_us.as_ref()),
+        ),
+        tool_cpu_percent: of(|r| r.tool_cpu_percent),
+        tool_cpus: runs.iter().filter_map(|r| r.tool_cpus).max(),
+        // One tool-bound repeat makes the step's figure suspect.
+        tool_bound: runs.iter().any(|r| r.tool_bound),
+        cpu_user_us_per_request: of(|r| r.cpu_user_us_per_request),
+        cpu_kernel_us_per_request: of(|r| r.cpu_kernel_us_per_request),
+        tool_busiest_thread_percent: of(|r| r.tool_busiest_thread_percent),
+        interference: {
+            let v: Vec<Interference> = runs.iter().filter_map(|r| r.interference).collect();
+            let of = |get: fn(&Interference) -> Option<f64>| {
+                let x: Vec<f64> = v.iter().filter_map(get).collect();
+                (!x.is_empty()).then(|| median_f64(x))
+            };
+            (!v.is_empty()).then(|| Interference {
+                other_cpu_percent: of(|i| i.other_cpu_percent),
+                steal_percent: median_f64(v.iter().map(|i| i.steal_percent).collect()),
+                server_wait_percent: of(|i| i.server_wait_percent),
+                tool_wait_percent: of(|i| i.tool_wait_percent),
+            })
+        },
+        // So does one disturbed repeat.
+        disturbed: runs.iter().any(|r| r.disturbed),
+        disturbed_reason: runs.iter().find_map(|r| r.disturbed_reason.clone()),
+        discarded: runs.iter().map(|r| r.discarded).sum(),
+        rounds: ou(|r| r.rounds.map(u64::from)).map(|n| n as u32),
+        unmeasured: runs.iter().find_map(|r| r.unmeasured.clone()),
+        windows: runs.iter().find_map(|r| r.windows),
+        notes,
+        probe: {
+            let probes: Vec<Run> = runs
+                .iter()
+                .filter_map(|r| r.probe.as_deref().cloned())
+                .collect();
+            median(&probes).map(Box::new)
+        },
+    })
+}
+
+/// The per-field median of `latencies` (each field over those that have it); `None` for none.
+fn median_latency<'a>(latencies: impl Iterator<Item = &'a Latency>) -> Option<Latency> {
+    let v: Vec<&Latency> = latencies.collect();
+    let of = |get: fn(&Latency) -> Option<f64>| {
+        let x: Vec<f64> = v.iter().filter_map(|l| get(l)).collect();
+        (!x.is_empty()).then(|| median_f64(x))
+    };
+    let ou = |get: fn(&Latency) -> Option<u64>| {
+        let x: Vec<u64> = v.iter().filter_map(|l| get(l)).collect();
+        (!x.is_empty()).then(|| median_u64(x))
+    };
+    (!v.is_empty()).then(|| Latency {
+        mean: of(|l| l.mean),
+        p50: ou(|l| l.p50),
+        p90: ou(|l| l.p90),
+        p95: ou(|l| l.p95),
+        p99: ou(|l| l.p99),
+        p999: ou(|l| l.p999),
+        max: ou(|l| l.max),
+    })
+}
+
+/// The lowest and highest requests per second of `runs`, and their distance relative to the
+/// median; `None` for no runs.
+pub fn spread(runs: &[Run]) -> Option<Spread> {
+    if runs.is_empty() {
+        return None;
+    }
+    let v: Vec<f64> = runs.iter().map(|r| r.requests_per_s).collect();
+    let min = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mid = median_f64(v);
+    Some(Spread {
+        requests_per_s_min: min,
+        requests_per_s_max: max,
+        relative: if mid > 0.0 { (max - min) / mid } else { 0.0 },
+    })
+}
+
+fn median_f64(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
+fn median_u64(mut v: Vec<u64>) -> u64 {
+    v.sort_unstable();
+    match v.len() {
+        0 => 0,
+        n if n % 2 == 1 => v[n / 2],
+        // The mean of the middle two, rounded half up, without overflow.
+        n => {
+            let (a, b) = (v[n / 2 - 1], v[n / 2]);
+            a / 2 + b / 2 + (a % 2 + b % 2).div_ceil(2)
+        }
+    }
+}
+
+/// A step whose figure is the load tool's limit ([`Results::tool_bound_steps`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BoundStep<'a> {
+    /// The server's name.
+    pub server: &'a str,
+    /// The step's endpoint.
+    pub endpoint: &'a str,
+    /// The step's id.
+    pub step: &'a str,
+    /// The tool's CPU percent (100 = one CPU), if measured.
+    pub cpu_percent: Option<f64>,
+    /// The CPUs it could use.
+    pub cpus: Option<usize>,
+    /// Its busiest thread's CPU percent, if measured.
+    pub busiest_thread_percent: Option<f64>,
+}
+
+impl BoundStep<'_> {
+    /// `server /endpoint step (tool CPU 99 % of 1 CPU)`, or for a one-thread tool whose
+    /// busiest thread was measured `server /endpoint step (its busiest thread 97 % of a CPU)`.
+    pub fn describe(&self) -> String {
+        let cpu = match (self.cpu_percent, self.cpus) {
+            (_, Some(1)) if self.busiest_thread_percent.is_some() => format!(
+                " (its busiest thread {:.0} % of a CPU)",
+                self.busiest_thread_percent.unwrap_or(0.0)
+            ),
+            (Some(p), Some(n)) => format!(
+                " (tool CPU {p:.0} % of {n} CPU{})",
+                if n == 1 { "" } else { "s" }
+            ),
+            (Some(p), None) => format!(" (tool CPU {p:.0} %)"),
+            _ => " (its own report says it was busy)".to_string(),
+        };
+        format!("{} {} {}{cpu}", self.server, self.endpoint, self.step)
+    }
+}
+
+/// Why a results document could not be written or read.
+#[derive(Debug)]
+pub enum ResultsError {
+    /// A file or directory operation failed.
+    Io {
+        /// The path involved.
+        path: PathBuf,
+        /// The failure.
+        source: io::Error,
+    },
+    /// The file is not valid results JSON.
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// The failure.
+        source: serde_json::Error,
+    },
+    /// The file has another `schema` tag.
+    Schema {
+        /// The file.
+        path: PathBuf,
+        /// The tag it has.
+        found: String,
+    },
+}
+
+impl fmt::Display for ResultsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ResultsError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            ResultsError::Json { path, source } => {
+                write!(f, "{}: not a results document: {source}", path.display())
+            }
+            ResultsError::Schema { path, found } => write!(
+                f,
+                "{}: schema {found:?}, this bench reads {SCHEMA:?}",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ResultsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ResultsError::Io { source, .. } => Some(source),
+            ResultsError::Json { source, .. } => Some(source),
+            ResultsError::Schema { .. } => None,
+        }
+    }
+}
+
+impl Results {
+    /// The file name this document is written under: `<experiment>-<YYYYMMDDTHHMMSSZ>.json`,
+    /// the timestamp being `started_utc` (or now, if that is not a timestamp).
+    pub fn file_name(&self) -> String {
+        let stamp = compact_stamp(&self.started_utc)
+            .unwrap_or_else(|| compact_stamp(&utc_now()).unwrap_or_default());
+        let experiment: String = self
+            .experiment
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        format!("{experiment}-{stamp}.json")
+    }
+
+    /// Writes the document, pretty-printed, as `<dir>/`[`Results::file_name`] (creating
+    /// `dir`); a name already taken gets `-2`, `-3`, … before `.json`. Returns the path, which
+    /// later versions of the same run are [`saved`](Results::save) to.
+    pub fn write(&self, dir: &Path) -> Result<PathBuf, ResultsError> {
+        fs::create_dir_all(dir).map_err(io_at(dir))?;
+        let name = self.file_name();
+        let stem = name.trim_end_matches(".json");
+        let mut path = dir.join(&name);
+        let mut n = 2;
+        while path.exists() {
+            path = dir.join(format!("{stem}-{n}.json"));
+            n += 1;
+        }
+        self.save(&path)?;
+        Ok(path)
+    }
+
+    /// Writes the document to `path` atomically: to a temporary file beside it, then renamed
+    /// over it, so a reader (or a run killed mid-write) sees the previous version or this
+    /// one, never half of one.
+    pub fn save(&self, path: &Path) -> Result<(), ResultsError> {
+        let text = serde_json::to_string_pretty(self).map_err(|source| ResultsError::Json {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+        fs::write(&tmp, text + "\n").map_err(io_at(&tmp))?;
+        fs::rename(&tmp, path).map_err(|e| {
+            let _ = fs::remove_file(&tmp);
+            io_at(path)(e)
+        })
+    }
+
+    /// Writes every path under `root` in the document's commands and notes relative to it
+    /// (`/home/me/ws/target/release/loadgen` → `target/release/loadgen`), so that a results
+    /// file names no directory of the machine that ran it.
+    pub fn relative_to(&mut self, root: &Path) {
+        let Some(fix) = relative_fix(root) else {
+            return;
+        };
+        self.command.iter_mut().for_each(&fix);
+        self.notes.iter_mut().for_each(&fix);
+        for server in &mut self.servers {
+            server.command.iter_mut().for_each(&fix);
+            for step in &mut server.steps {
+                step.tool_command.iter_mut().for_each(&fix);
+            }
+        }
+    }
+
+    /// Every step of every server, with its server, in order.
+    pub fn steps(&self) -> impl Iterator<Item = (&ServerResult, &StepResult)> {
+        self.servers
+            .iter()
+            .flat_map(|s| s.steps.iter().map(move |st| (s, st)))
+    }
+
+    /// Every step whose median run was tool-bound ([`Run::tool_set_pace`]), in order.
+    pub fn tool_bound_steps(&self) -> Vec<BoundStep<'_>> {
+        self.steps()
+            .filter_map(|(s, st)| {
+                let m = st.median.as_ref().filter(|m| m.tool_set_pace())?;
+                Some(BoundStep {
+                    server: &s.name,
+                    endpoint: &st.endpoint,
+                    step: &st.step,
+                    cpu_percent: m.tool_cpu_percent,
+                    busiest_thread_percent: m.tool_busiest_thread_percent,
+                    cpus: m.tool_cpus,
+                })
+            })
+            .collect()
+    }
+
+    /// Reads a document and checks its [`SCHEMA`] tag.
+    pub fn load(path: &Path) -> Result<Results, ResultsError> {
+        let text = fs::read_to_string(path).map_err(|source| ResultsError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Results::parse(&text).map_err(|e| match e {
+            ParseFailure::Json(source) => ResultsError::Json {
+                path: path.to_path_buf(),
+                source,
+            },
+            ParseFailure::Schema(found) => ResultsError::Schema {
+                path: path.to_path_buf(),
+                found,
+            },
+        })
+    }
+
+    fn parse(text: &str) -> Result<Results, ParseFailure> {
+        // The tag first, so that a future schema is named rather than failing on a field.
+        #[derive(Deserialize)]
+        struct Tag {
+            schema: Option<String>,
+        }
+        let tag: Tag = serde_json::from_str(text).map_err(ParseFailure::Json)?;
+        match tag.schema {
+            Some(s) if s == SCHEMA => serde_json::from_str(text).map_err(ParseFailure::Json),
+            other => Err(ParseFailure::Schema(other.unwrap_or_default())),
+        }
+    }
+}
+
+/// What rewrites every path under `root` in a string relative to it (`/ws/target/x` →
+/// `target/x`); `None` when `root` is `/` or not UTF-8.
+pub(crate) fn relative_fix(root: &Path) -> Option<impl Fn(&mut String)> {
+    let root = root.to_str()?;
+    let prefix = format!("{}/", root.trim_end_matches('/'));
+    if prefix == "/" {
+        return None;
+    }
+    Some(move |s: &mut String| {
+        if s.contains(&prefix) {
+            *s = s.replace(&prefix, "");
+        }
+    })
+}
+
+/// Writes `doc` as `<dir>/<kind>-<YYYYMMDDTHHMMSSZ>.json` (the stamp of `started_utc`; a name
+/// already taken gets `-2`, `-3`, …), pretty-printed, atomically (a temporary file renamed).
+/// The file of `bench tools compare` and of `bench idle`.
+pub(crate) fn write_new<T: Serialize>(
+    dir: &Path,
+    kind: &str,
+    started_utc: &str,
+    doc: &T,
+) -> anyhow::Result<PathBuf> {
+    use anyhow::Context;
+    fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let stamp =
+        compact_stamp(started_utc).unwrap_or_else(|| compact_stamp(&utc_now()).unwrap_or_default());
+    let mut path = dir.join(format!("{kind}-{stamp}.json"));
+    let mut n = 2;
+    while path.exists() {
+        path = dir.join(format!("{kind}-{stamp}-{n}.json"));
+        n += 1;
+    }
+    let text = serde_json::to_string_pretty(doc)?;
+    let tmp = dir.join(format!(".{kind}-{stamp}.{}.tmp", std::process::id()));
+    fs::write(&tmp, text + "\n").with_context(|| format!("writing {}", tmp.display()))?;
+    fs::rename(&tmp, &path).with_context(|| {
+        let _ = fs::remove_file(&tmp);
+        format!("writing {}", path.display())
+    })?;
+    Ok(path)
+}
+
+/// The `schema` field of the JSON file at `path`, if it has one.
+pub fn schema_of(path: &Path) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Tag {
+        schema: Option<String>,
+    }
+    let text = fs::read_to_string(path).ok()?;
+    serde_json::from_str::<Tag>(&text).ok()?.schema
+}
+
+/// Reads the JSON file at `path` as a document of `schema` (its tag checked first, so that
+/// another kind is named rather than failing on a field).
+pub(crate) fn load_tagged<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    schema: &str,
+) -> anyhow::Result<T> {
+    use anyhow::Context;
+    let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let found = serde_json::from_str::<serde_json::Value>(&text)
+        .with_context(|| format!("{} is not JSON", path.display()))?;
+    if found["schema"] != schema {
+        anyhow::bail!(
+            "{} is not a {schema} file (its schema: {})",
+            path.display(),
+            found["schema"]
+        );
+    }
+    serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a {schema} file", path.display()))
+}
+
+fn io_at(path: &Path) -> impl FnOnce(io::Error) -> ResultsError {
+    let path = path.to_path_buf();
+    move |source| ResultsError::Io { path, source }
+}
+
+enum ParseFailure {
+    Json(serde_json::Error),
+    Schema(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(rps: f64, p99: Option<u64>, rss_peak: Option<u64>) -> Run {
+        Run {
+            requests: rps as u64 * 10,
+            duration_s: 10.0,
+            requests_per_s: rps,
+            transfer_bytes_per_s: rps * 100.0,
+            bytes_per_response: 100.0,
+            latency_us: Latency {
+                mean: Some(rps / 10.0),
+                p50: Some(rps as u64 / 10),
+                p90: None,
+                p95: None,
+                p99,
+                p999: None,
+                max: Some(9000),
+            },
+            errors: Errors {
+                read: rps as u64 / 1000,
+                ..Errors::default()
+            },
+            rss_kb: rss_peak.map(|peak| Rss {
+                start: 1000,
+                peak,
+                end: 2000,
+            }),
+            server_cpu_percent: None,
+            server_cpu_s: None,
+            cpu_us_per_request: None,
+            tool_cpu_percent: None,
+            tool_cpus: None,
+            tool_bound: false,
+            notes: vec![],
+            probe: None,
+            ..Run::default()
+        }
+    }
+
+    pub(crate) fn sample() -> Results {
+        let mut step = StepResult {
+            step: "c100".into(),
+            endpoint: "/".into(),
+            connections: 100,
+            requests: None,
+            duration_s: Some(2.0),
+            offered_requests_per_s: None,
+            tool_command: vec!["wrk".into(), "-t1".into()],
+            valid: true,
+            invalid_reason: None,
+            repeats: vec![run(3000.0, Some(7), Some(5)), run(1000.0, None, None)],
+            median: None,
+            spread: None,
+            saturation: None,
+        };
+        step.finish();
+        Results {
+            schema: SCHEMA.into(),
+            experiment: "e3".into(),
+            title: "t".into(),
+            started_utc: "2026-11-29T22:40:00Z".into(),
+            finished_utc: "2026-11-29T22:43:10Z".into(),
+            complete: true,
+            incomplete_reason: None,
+            command: vec!["bench".into(), "run".into(), "e3".into()],
+            machine: Machine {
+                hostname: "bench-test".into(),
+                kernel: "Linux 6.18.44".into(),
+                cpus: 2,
+                cpu_model: "AMD EPYC".into(),
+                mem_total_kb: 24_000_000,
+            },
+            git: Git::default(),
+            versions: BTreeMap::from([("bench".into(), "0.1.0".into())]),
+            tool: "wrk".into(),
+            quick: true,
+            repeat: 2,
+            target: None,
+            pinning: Some(Pinning {
+                server_cpus: vec![0],
+                load_cpus: vec![1],
+            }),
+            workers: None,
+            notes: vec!["n".into()],
+            servers: vec![ServerResult {
+                name: "server-prebuilt".into(),
+                kind: ServerKind::Rust,
+                style: "s".into(),
+                analogue: vec!["Blazeio".into()],
+                command: vec![],
+                extra_headers: vec![ExtraHeader {
+                    field: "server".into(),
+                    bytes: 11,
+                }],
+                steps: vec![step],
+                verified: vec![],
+            }],
+        }
+    }
+
+    #[test]
+    fn paths_under_the_root_are_written_relative_to_it() {
+        let mut r = sample();
+        r.command = vec!["/ws/x/target/release/bench".into(), "run".into()];
+        r.notes = vec!["built: /ws/x/target/release/server-hyper".into()];
+        r.servers[0].command = vec!["/ws/x/peers/bin/go-http".into(), "--addr".into()];
+        r.servers[0].steps[0].tool_command = vec![
+            "/ws/x/target/release/loadgen".into(),
+            "/ws/xy/elsewhere".into(),
+            "/usr/bin/wrk".into(),
+        ];
+        r.relative_to(Path::new("/ws/x/"));
+        assert_eq!(r.command, ["target/release/bench", "run"]);
+        assert_eq!(r.notes, ["built: target/release/server-hyper"]);
+        assert_eq!(r.servers[0].command, ["peers/bin/go-http", "--addr"]);
+        assert_eq!(
+            r.servers[0].steps[0].tool_command,
+            ["target/release/loadgen", "/ws/xy/elsewhere", "/usr/bin/wrk"]
+        );
+    }
+
+    #[test]
+    fn round_trip_through_a_file() {
+        let r = sample();
+        let dir = std::env::temp_dir().join(format!("bench-results-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let p1 = r.write(&dir).unwrap();
+        assert_eq!(p1, dir.join("e3-20261129T224000Z.json"));
+        let p2 = r.write(&dir).unwrap();
+        assert_eq!(p2, dir.join("e3-20261129T224000Z-2.json"));
+        assert_eq!(Results::load(&p1).unwrap(), r);
+        // A later version of the same run replaces the file, and leaves no temporary behind.
+        let partial = Results {
+            complete: false,
+            incomplete_reason: Some("running: 1 of 2 step runs done".into()),
+            ..r.clone()
+        };
+        partial.save(&p1).unwrap();
+        assert_eq!(Results::load(&p1).unwrap(), partial);
+        r.save(&p1).unwrap();
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 2);
+        // A file from before `complete` was a field: complete.
+        let old = fs::read_to_string(&p1)
+            .unwrap()
+            .replace("\"complete\": true,", "")
+            .replace("\"incomplete_reason\": null,", "");
+        assert!(!old.contains("complete"));
+        let old: Results = serde_json::from_str(&old).unwrap();
+        assert!(old.complete);
+        let text = fs::read_to_string(&p1).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["schema"], "bench.results/1");
+        assert_eq!(v["servers"][0]["kind"], "rust");
+        assert_eq!(
+            v["servers"][0]["steps"][0]["median"]["latency_us"]["p95"],
+            serde_json::Value::Null
+        );
+        assert!(v["servers"][0]["steps"][0]["median"].get("notes").is_none());
+        fs::write(&p2, text.replace("bench.results/1", "bench.results/9")).unwrap();
+        let e = Results::load(&p2).unwrap_err();
+        assert!(
+            matches!(e, ResultsError::Schema { ref found, .. } if found == "bench.results/9"),
+            "{e}"
+        );
+        fs::write(&p2, "{ not json").unwrap();
+        assert!(matches!(Results::load(&p2), Err(ResultsError::Json { .. })));
+        assert!(matches!(
+            Results::load(&dir.join("none.json")),
+            Err(ResultsError::Io { .. })
+        ));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_median_has_the_median_of_the_probes_and_old_files_load_without() {
+        let mut runs = vec![run(100.0, None, None), run(300.0, None, None)];
+        runs[0].probe = Some(Box::new(run(10.0, Some(5), None)));
+        runs[1].probe = Some(Box::new(run(30.0, Some(9), None)));
+        let m = median(&runs).unwrap();
+        let p = m.probe.unwrap();
+        assert_eq!((p.requests_per_s, p.latency_us.p99), (20.0, Some(7)));
+        assert_eq!(
+            median(&runs[..1]).unwrap().probe.unwrap().requests_per_s,
+            10.0
+        );
+        let none = median(&[run(1.0, None, None)]).unwrap();
+        assert!(none.probe.is_none());
+        let v = serde_json::to_value(&none).unwrap();
+        assert!(v.get("probe").is_none(), "not written when absent");
+        let back: Run = serde_json::from_value(v).unwrap();
+        assert_eq!(back.probe, None);
+    }
+
+    #[test]
+    fn median_and_spread_odd() {
+        let runs = [
+            run(1000.0, Some(10), None),
+            run(3000.0, Some(30), Some(900)),
+            run(2000.0, None, Some(700)),
+        ];
+        let m = median(&runs).unwrap();
+        assert_eq!(m.requests_per_s, 2000.0);
+        assert_eq!(m.requests, 20_000);
+        assert_eq!(m.latency_us.p50, Some(200));
+        // Only the runs that have the field count.
+        assert_eq!(m.latency_us.p99, Some(20));
+        assert_eq!(m.latency_us.p90, None);
+        assert_eq!(m.rss_kb.map(|r| r.peak), Some(800));
+        assert_eq!(m.errors.read, 2);
+        let s = spread(&runs).unwrap();
+        assert_eq!(
+            (s.requests_per_s_min, s.requests_per_s_max),
+            (1000.0, 3000.0)
+        );
+        assert_eq!(s.relative, 1.0);
+    }
+
+    #[test]
+    fn median_and_spread_even_and_empty() {
+        let runs = [
+            run(1000.0, Some(1), None),
+            run(4000.0, Some(2), None),
+            run(2000.0, Some(4), None),
+            run(3000.0, Some(8), None),
+        ];
+        let m = median(&runs).unwrap();
+        assert_eq!(m.requests_per_s, 2500.0);
+        // 3 and 4 → 3.5, rounded half up.
+        assert_eq!(m.latency_us.p99, Some(3));
+        assert_eq!(median_u64(vec![3, 4]), 4);
+        assert_eq!(median_u64(vec![u64::MAX, u64::MAX - 2]), u64::MAX - 1);
+        assert_eq!(m.rss_kb, None);
+        let s = spread(&runs).unwrap();
+        assert_eq!(s.relative, 3000.0 / 2500.0);
+        let one = spread(&runs[..1]).unwrap();
+        assert_eq!(one.relative, 0.0);
+        assert_eq!(median(&[]), None);
+        assert_eq!(spread(&[]), None);
+    }
+}

@@ -1,0 +1,389 @@
+//! The rules that decide what a measured run is worth, each one function beside its
+//! thresholds, applied by every command that runs steps (`bench run`, `bench tools compare`)
+//! and read back by every report through the fields they set:
+//!
+//! - [`failed`]: a run in which more than [`FAILED_LIMIT`] % of the requests failed is not a
+//!   result ([`crate::results::StepResult::valid`] false, with the counts);
+//! - [`tool_bound`]: the load tool, not the server, set the pace ([`Run::tool_bound`]), from
+//!   the tool's [`Usage`] over its measured window;
+//! - [`disturbed`]: other work on the machine did ([`Run::disturbed`]): other work above
+//!   [`OTHER_CPU_LIMIT`], steal above [`STEAL_LIMIT`], the server waiting for a CPU above
+//!   [`SERVER_WAIT_LIMIT`];
+//! - [`too_short`]: below [`MIN_WINDOW`] a run's CPU shares are not measured at all, rather
+//!   than wrong; a count-bounded step runs its count again until [`MIN_COUNT_STEP`];
+//! - [`saturated`]: at a rung of a ladder of offered rates (E7), the server could not keep up
+//!   (achieved under [`KEEP_UP_SHARE`] of the offered rate, or p99 over [`KEEP_UP_P99`]), so
+//!   its ladder stops there (`bench`'s `step::rung` applies it, with the tool-bound rule beside
+//!   it).
+
+use std::time::Duration;
+
+use crate::results::{Errors, Interference, Run, TOOL_BOUND_SHARE};
+
+/// Failed requests above this share, percent, make a run invalid.
+pub const FAILED_LIMIT: f64 = 1.0;
+
+/// A measured window shorter than this records no CPU percentages, interference or tool-bound
+/// verdict: 100 ms readings and 10 ms clock ticks are too coarse for it.
+pub const MIN_WINDOW: Duration = Duration::from_secs(1);
+
+/// Why `run` is not a result because its requests failed: none answered, or more than
+/// [`FAILED_LIMIT`] % failed (transport errors, timeouts, k6's failed requests, an answer
+/// outside 2xx: every endpoint a step loads answers 200, and the tools count status classes,
+/// each in `errors`). `tool` names the tool.
+pub fn failed(tool: &str, run: &Run) -> Option<String> {
+    let e = &run.errors;
+    // A request can fail twice over (wrk counts a late 500 as a timeout and a status error).
+    let failed = e.total().min(run.requests);
+    let answered = run.requests.saturating_sub(failed);
+    if run.requests > 0 && failed as f64 * 100.0 <= FAILED_LIMIT * run.requests as f64 {
+        return None;
+    }
+    let kinds = kinds(e);
+    Some(if answered == 0 || run.requests == 0 {
+        format!(
+            "{tool} got no good answer in the measured window ({} requests, {failed} failed{kinds})",
+            run.requests
+        )
+    } else {
+        format!(
+            "{failed} of {} requests failed ({:.1} %, more than {FAILED_LIMIT} %{kinds})",
+            run.requests,
+            failed as f64 * 100.0 / run.requests as f64
+        )
+    })
+}
+
+/// `: 12 connect, 3 status` (the kinds that occurred), or nothing.
+fn kinds(e: &Errors) -> String {
+    let parts: Vec<String> = e
+        .counted()
+        .iter()
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", parts.join(", "))
+    }
+}
+
+/// The least share of the offered rate a rung must achieve for the server to have kept up.
+pub const KEEP_UP_SHARE: f64 = 0.95;
+
+/// The most p99 latency (from the intended send times) at which a server keeps up with a rung.
+pub const KEEP_UP_P99: Duration = Duration::from_millis(100);
+
+/// Why the server could not keep up with `run`'s offered rate: it answered less than
+/// [`KEEP_UP_SHARE`] of it per second, or its p99 latency, from each request's intended send
+/// time, was above [`KEEP_UP_P99`]; both reasons when both hold. `None` when it kept up, and for
+/// a run of no offered rate (the closed model).
+pub fn saturated(run: &Run) -> Option<String> {
+    let offered = run.offered_requests_per_s.filter(|o| *o > 0.0)?;
+    let mut why = Vec::new();
+    let share = run.requests_per_s / offered;
+    if share < KEEP_UP_SHARE {
+        why.push(format!(
+            "achieved {} of {} requests/s offered ({:.1} %, under {:.0} %)",
+            grouped(run.requests_per_s),
+            grouped(offered),
+            // Down, so a share just under the limit never reads as the limit itself.
+            (share * 1000.0).floor() / 10.0,
+            KEEP_UP_SHARE * 100.0
+        ));
+    }
+    let limit = KEEP_UP_P99.as_micros() as u64;
+    if let Some(p99) = run.latency_us.p99.filter(|&p| p > limit) {
+        why.push(format!(
+            "p99 {:.1} ms from the intended send times, over {} ms",
+            p99 as f64 / 1000.0,
+            KEEP_UP_P99.as_millis()
+        ));
+    }
+    (!why.is_empty()).then(|| why.join("; "))
+}
+
+/// A rate, rounded, with thousands separators (`61,204`).
+fn grouped(x: f64) -> String {
+    let digits = format!("{:.0}", x.max(0.0));
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// How a load tool uses CPUs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Threads {
+    /// One thread does the work (wrk -t1, ab, the built-in generator with one worker,
+    /// autocannon's event loop): bound when that thread is busy.
+    One,
+    /// Its threads share the work (k6, oha): bound when they fill the CPUs it may use.
+    Many {
+        /// The CPUs it may run on.
+        cpus: usize,
+    },
+}
+
+/// Whether the tool set the pace: its busiest thread used at least [`TOOL_BOUND_SHARE`] of a
+/// CPU (one thread), or its threads together that share of the CPUs it may run on (many),
+/// over its measured window `u`.
+pub fn tool_bound(threads: Threads, u: &Usage) -> bool {
+    let limit = TOOL_BOUND_SHARE * 100.0;
+    match threads {
+        Threads::One => u.busiest_thread_percent() >= limit,
+        Threads::Many { cpus } => u.cpu_percent() >= limit * cpus.max(1) as f64,
+    }
+}
+
+/// Why a run's CPU shares were not recorded: its measured window was shorter than
+/// [`MIN_WINDOW`].
+pub fn too_short(window_s: f64) -> Option<String> {
+    (window_s < MIN_WINDOW.as_secs_f64()).then(|| {
+        format!(
+            "the measured window was {:.2} s, shorter than {} s: no CPU percentages, interference or tool-bound verdict",
+            window_s,
+            MIN_WINDOW.as_secs()
+        )
+    })
+}
+
+/// The least length of a count-bounded step's measured window (`--quick` aside): the count is
+/// run again, back to back, until the windows add up to it.
+pub const MIN_COUNT_STEP: Duration = Duration::from_secs(5);
+
+// The machine beside a step (`bench`'s step/machine.rs measures these figures).
+
+/// Other work above this share of one CPU, percent, disturbs a step (and makes the preflight
+/// refuse). Measured here (2 CPUs, server-prebuilt under wrk or loadgen): 0–3 % on a quiet
+/// machine, 45–100 % with one busy loop beside the server.
+pub const OTHER_CPU_LIMIT: f64 = 10.0;
+/// Steal above this share of the window (all CPUs together), percent, disturbs a step.
+pub const STEAL_LIMIT: f64 = 5.0;
+/// The server's threads waiting for a CPU above this share of the window, percent, disturbs a
+/// step while other work ran beside it (at least [`WAIT_NEEDS_OTHER`] % of a CPU). Quiet: under
+/// 2 % for a pinned single-worker server at full load.
+pub const SERVER_WAIT_LIMIT: f64 = 5.0;
+/// The server's waiting is the machine's only when other work took at least this share of a
+/// CPU, percent. With less, nothing else ran on the CPUs and the server's threads waited for
+/// each other (a runtime with more threads than the CPUs it was given): the server's own
+/// figure. Measured here, E7 on 2026-12-01: go-http pinned to one CPU waited for a CPU 15–35 %
+/// of the window while other work took 0.0 %.
+pub const WAIT_NEEDS_OTHER: f64 = 5.0;
+
+/// Whether the machine set a step's figures: other work above [`OTHER_CPU_LIMIT`] % of a CPU,
+/// steal above [`STEAL_LIMIT`] %, or the server waiting for a CPU above
+/// [`SERVER_WAIT_LIMIT`] % of the window while other work ran ([`WAIT_NEEDS_OTHER`]; when other
+/// work could not be measured, the wait alone). The reason, in a few words, when it did.
+pub fn disturbed(i: &Interference) -> Option<String> {
+    let mut why = Vec::new();
+    if let Some(o) = i.other_cpu_percent.filter(|&o| o > OTHER_CPU_LIMIT) {
+        why.push(format!("other work took {o:.0} % of a CPU"));
+    }
+    if i.steal_percent > STEAL_LIMIT {
+        why.push(format!("steal {:.0} %", i.steal_percent));
+    }
+    let others_ran = i.other_cpu_percent.is_none_or(|o| o >= WAIT_NEEDS_OTHER);
+    if let Some(w) = i
+        .server_wait_percent
+        .filter(|&w| w > SERVER_WAIT_LIMIT && others_ran)
+    {
+        why.push(format!("the server waited for a CPU {w:.0} % of the time"));
+    }
+    (!why.is_empty()).then(|| why.join(", "))
+}
+
+/// What a process tree used over a window.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Usage {
+    /// RSS at the start, KiB.
+    pub rss_start_kb: u64,
+    /// The highest RSS reading, KiB.
+    pub rss_peak_kb: u64,
+    /// RSS at the end, KiB.
+    pub rss_end_kb: u64,
+    /// CPU time, user plus system, seconds.
+    pub cpu_s: f64,
+    /// The user-mode share of `cpu_s`, seconds (`None`: no clock tick was seen to split it).
+    pub user_s: Option<f64>,
+    /// The kernel-mode share of `cpu_s`, seconds.
+    pub kernel_s: Option<f64>,
+    /// Time its threads were runnable but waited for a CPU, seconds (summed over threads).
+    pub wait_s: f64,
+    /// CPU time of its busiest thread, seconds.
+    pub busiest_thread_s: f64,
+    /// The window, seconds.
+    pub wall_s: f64,
+    /// The most processes seen in the tree at once.
+    pub processes: usize,
+}
+
+impl Usage {
+    /// CPU time over the window, percent of one CPU.
+    pub fn cpu_percent(&self) -> f64 {
+        self.share(self.cpu_s)
+    }
+
+    /// The busiest thread's CPU time over the window, percent of one CPU.
+    pub fn busiest_thread_percent(&self) -> f64 {
+        self.share(self.busiest_thread_s)
+    }
+
+    /// Time waiting for a CPU over the window, percent of the window.
+    pub fn wait_percent(&self) -> f64 {
+        self.share(self.wait_s)
+    }
+
+    fn share(&self, s: f64) -> f64 {
+        if self.wall_s > 0.0 {
+            s / self.wall_s * 100.0
+        } else {
+            0.0
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(requests: u64, errors: Errors) -> Run {
+        Run {
+            requests,
+            errors,
+            ..Run::default()
+        }
+    }
+
+    #[test]
+    fn more_than_one_percent_failed_is_not_a_result() {
+        let ok = run(1000, Errors::default());
+        assert_eq!(failed("wrk", &ok), None);
+        let at_limit = run(
+            1000,
+            Errors {
+                status: 10,
+                ..Errors::default()
+            },
+        );
+        assert_eq!(failed("wrk", &at_limit), None);
+        let over = run(
+            1000,
+            Errors {
+                status: 10,
+                timeout: 1,
+                ..Errors::default()
+            },
+        );
+        assert_eq!(
+            failed("wrk", &over).as_deref(),
+            Some("11 of 1000 requests failed (1.1 %, more than 1 %: 1 timeout, 10 status)")
+        );
+        // Every request answered 500: answers, but none a good one.
+        let all = run(
+            2000,
+            Errors {
+                status: 2000,
+                ..Errors::default()
+            },
+        );
+        assert_eq!(
+            failed("ab", &all).as_deref(),
+            Some(
+                "ab got no good answer in the measured window (2000 requests, 2000 failed: 2000 status)"
+            )
+        );
+        // k6 counts its failed requests as `other`.
+        let k6 = run(
+            500,
+            Errors {
+                other: 500,
+                ..Errors::default()
+            },
+        );
+        assert!(failed("k6", &k6).unwrap().contains("500 other"));
+        assert!(failed("loadgen", &run(0, Errors::default())).is_some());
+    }
+
+    #[test]
+    fn a_rung_is_kept_up_with_at_95_percent_and_a_p99_of_100_ms() {
+        let rung = |offered: f64, achieved: f64, p99_ms: u64| Run {
+            offered_requests_per_s: Some(offered),
+            requests_per_s: achieved,
+            latency_us: crate::results::Latency {
+                p99: Some(p99_ms * 1000),
+                ..Default::default()
+            },
+            ..Run::default()
+        };
+        assert_eq!(saturated(&rung(80_000.0, 76_000.0, 100)), None);
+        assert_eq!(
+            saturated(&rung(80_000.0, 75_999.0, 3)).as_deref(),
+            Some("achieved 75,999 of 80,000 requests/s offered (94.9 %, under 95 %)")
+        );
+        assert_eq!(
+            saturated(&rung(1000.0, 1000.0, 101)).as_deref(),
+            Some("p99 101.0 ms from the intended send times, over 100 ms")
+        );
+        assert_eq!(
+            saturated(&rung(160_000.0, 61_204.4, 1800)).as_deref(),
+            Some(
+                "achieved 61,204 of 160,000 requests/s offered (38.2 %, under 95 %); p99 1800.0 ms from the intended send times, over 100 ms"
+            )
+        );
+        // No p99 reported: the rate alone decides. No offered rate: no ladder.
+        let mut r = rung(1000.0, 999.0, 0);
+        r.latency_us.p99 = None;
+        assert_eq!(saturated(&r), None);
+        r.offered_requests_per_s = None;
+        r.requests_per_s = 1.0;
+        assert_eq!(saturated(&r), None);
+    }
+
+    #[test]
+    fn one_thread_is_judged_by_its_busiest_thread_many_by_all_their_cpus() {
+        let u = |cpu_s: f64, busiest_thread_s: f64| Usage {
+            cpu_s,
+            busiest_thread_s,
+            wall_s: 2.0,
+            ..Usage::default()
+        };
+        // autocannon: its GC and libuv threads add to the total, but its event loop is 80 %.
+        assert!(!tool_bound(Threads::One, &u(2.1, 1.6)));
+        assert!(tool_bound(Threads::One, &u(1.9, 1.8)));
+        // k6 on two CPUs: 175 % is not bound, 180 % is.
+        assert!(!tool_bound(Threads::Many { cpus: 2 }, &u(3.5, 0.9)));
+        assert!(tool_bound(Threads::Many { cpus: 2 }, &u(3.6, 0.9)));
+        assert_eq!(too_short(1.5), None);
+        assert!(
+            too_short(0.03)
+                .unwrap()
+                .starts_with("the measured window was 0.03 s")
+        );
+    }
+
+    #[test]
+    fn a_server_waiting_for_its_own_threads_is_not_the_machine() {
+        let at = |other: Option<f64>, wait: f64| Interference {
+            other_cpu_percent: other,
+            steal_percent: 0.0,
+            server_wait_percent: Some(wait),
+            tool_wait_percent: None,
+        };
+        // go-http on one CPU in E7: nothing else ran; its threads waited for each other.
+        assert_eq!(disturbed(&at(Some(0.0), 35.3)), None);
+        assert_eq!(disturbed(&at(Some(4.9), 20.0)), None);
+        // Other work beside it, under its own limit: the wait is the machine's.
+        assert_eq!(
+            disturbed(&at(Some(7.0), 12.0)).as_deref(),
+            Some("the server waited for a CPU 12 % of the time")
+        );
+        // Other work not measured: the wait alone tells.
+        assert!(disturbed(&at(None, 12.0)).is_some());
+        assert_eq!(disturbed(&at(Some(7.0), 4.0)), None);
+    }
+}

@@ -1,0 +1,373 @@
+//! What a run found, in a sentence per comparison its experiment declares
+//! ([`Experiment::findings`]): `a`'s figure over `b`'s, computed from the run's medians, beside
+//! the same ratio of the article's figures ([`Reported`]) when it reported both
+//! (`` `express` serves 0.42× `node-http`'s requests/s here (`/api?…`, 100 connections: 7,051
+//! vs 16,928 requests/s); the article: 0.47×. ``). A comparison whose step is missing, invalid or unmeasured says
+//! nothing; a figure the load tool or the machine may have set says so (`(tool-bound)`,
+//! `(machine-disturbed)`). The markdown report opens with its run's sentences, and the page
+//! with each experiment's (the newest run that has each), its headline chart and a link down
+//! to its details.
+//!
+
+use std::fmt::Write as _;
+
+use bench_model::experiment::{self, Experiment, Finding, Measure, Pick, Quantity, Reported, Side};
+use bench_model::results::{Results, Run, ServerResult, StepResult};
+
+use super::model::Marks;
+use super::{find, thousands};
+
+/// The sentences of `r`'s findings, in its experiment's order (none for a file of no known
+/// experiment).
+pub fn sentences(r: &Results) -> Vec<String> {
+    let Some(e) = experiment::find(&r.experiment) else {
+        return Vec::new();
+    };
+    e.findings
+        .iter()
+        .filter_map(|f| sentence(r, e, f))
+        .collect()
+}
+
+/// The sentence of finding `f` of experiment `e` in run `r`; `None` when either figure is
+/// missing (a server or step not run, an invalid step, a figure not measured).
+pub fn sentence(r: &Results, e: &Experiment, f: &Finding) -> Option<String> {
+    let server = |name: &str| r.servers.iter().find(|s| s.name == name);
+    let a = read(server(f.a.server)?, &f.a, f.quantity)?;
+    let b = read(server(f.b.server)?, &f.b, f.quantity)?;
+    if !(b.x > 0.0 && a.x.is_finite()) {
+        return None;
+    }
+    // A lower bound over an exact figure is a lower bound; the other way round, an upper one.
+    let bound = match (a.at_least, b.at_least) {
+        (false, false) => "",
+        (true, false) => "at least ",
+        (false, true) => "at most ",
+        (true, true) => return None,
+    };
+    let mut text = f
+        .says
+        .replace("{a}", &format!("`{}`", f.a.server))
+        .replace("{b}", &format!("`{}`", f.b.server))
+        .replace("{x}", &format!("{bound}{}", ratio(a.x / b.x)));
+    // Where, then the two figures: ` here (`/`, 100 connections: 154,877 vs 78,798 requests/s)`.
+    let figures = format!(
+        "{} vs {}",
+        a.shown(f.quantity, false),
+        b.shown(f.quantity, true)
+    );
+    let at = if f.a.endpoint == f.b.endpoint && f.a.pick == f.b.pick {
+        match f.a.pick {
+            Pick::Step(_) => format!(
+                "`{}`, {} connection{}: ",
+                f.a.endpoint,
+                a.connections,
+                if a.connections == 1 { "" } else { "s" }
+            ),
+            Pick::Best => format!("`{}`, the best of its steps: ", f.a.endpoint),
+            Pick::KeptUp => format!("`{}`: ", f.a.endpoint),
+        }
+    } else {
+        String::new()
+    };
+    let _ = write!(text, " here ({at}{figures})");
+    let marks = Marks {
+        tool: (a.marks.tool || b.marks.tool) && f.quantity != Quantity::CpuUsPerRequest,
+        machine: a.marks.machine || b.marks.machine,
+    };
+    if marks.tool {
+        text.push_str(" (tool-bound)");
+    }
+    if marks.machine {
+        text.push_str(" (machine-disturbed)");
+    }
+    if let Some(y) = article(e, f) {
+        let _ = write!(text, "; the article: {}", ratio(y.0));
+        if let Some((sa, sb)) = y.1 {
+            let _ = write!(text, " ({sa} vs {sb})");
+        }
+    }
+    text.push('.');
+    Some(text)
+}
+
+/// One side's figure: its value, whether it is a lower bound (a ladder that ended before the
+/// server fell behind), its marks and its step's connections.
+struct Read {
+    x: f64,
+    at_least: bool,
+    marks: Marks,
+    connections: usize,
+}
+
+impl Read {
+    /// The figure as a sentence shows it, with its unit when `unit`.
+    fn shown(&self, q: Quantity, unit: bool) -> String {
+        let (x, u) = match q {
+            Quantity::RequestsPerS | Quantity::KeptUp => (thousands(self.x), " requests/s"),
+            Quantity::CpuUsPerRequest => (format!("{:.1}", self.x), " µs"),
+            Quantity::P99Ms | Quantity::ProbeP99Ms => (ms(self.x), " ms"),
+        };
+        format!(
+            "{}{x}{}",
+            if self.at_least { "≥ " } else { "" },
+            if unit { u } else { "" }
+        )
+    }
+}
+
+/// Milliseconds to three significant figures or so (`0.36`, `23.5`, `463`, `1,830`).
+fn ms(x: f64) -> String {
+    if x < 1.0 {
+        format!("{x:.2}")
+    } else if x < 100.0 {
+        format!("{x:.1}")
+    } else {
+        thousands(x)
+    }
+}
+
+/// A ratio as a sentence shows it: `0.42×`, `1.97×`, `19.2×`, `1,297×`.
+fn ratio(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{}×", thousands(x))
+    } else if x >= 10.0 {
+        format!("{x:.1}×")
+    } else {
+        format!("{x:.2}×")
+    }
+}
+
+/// `s`'s figure at `side`.
+fn read(s: &ServerResult, side: &Side, q: Quantity) -> Option<Read> {
+    let at = |st: &StepResult, m: &Run| -> Option<Read> {
+        let x = match q {
+            Quantity::RequestsPerS => m.requests_per_s,
+            Quantity::CpuUsPerRequest => m.cpu_us_per_request?,
+            Quantity::P99Ms => m.latency_us.p99? as f64 / 1000.0,
+            Quantity::ProbeP99Ms => m.probe.as_ref()?.latency_us.p99? as f64 / 1000.0,
+            Quantity::KeptUp => return None,
+        };
+        Some(Read {
+            x,
+            at_least: false,
+            marks: Marks::of(m),
+            connections: st.connections,
+        })
+    };
+    match side.pick {
+        Pick::Step(id) => {
+            let st = find(s, side.endpoint, id)?;
+            at(st, valid(st)?)
+        }
+        Pick::Best => {
+            let (st, m) = s
+                .steps
+                .iter()
+                .filter(|st| st.endpoint == side.endpoint)
+                .filter_map(|st| Some((st, valid(st)?)))
+                .max_by(|a, b| a.1.requests_per_s.total_cmp(&b.1.requests_per_s))?;
+            at(st, m)
+        }
+        Pick::KeptUp => kept_up(s, side.endpoint),
+    }
+}
+
+/// The median run of `st` when it is valid.
+fn valid(st: &StepResult) -> Option<&Run> {
+    st.median.as_ref().filter(|_| st.valid)
+}
+
+/// The highest offered rate on `endpoint` that `s` kept up with, as `report::headline` reads
+/// it: exact when the next rung was its saturation, a lower bound when its ladder ended
+/// otherwise (the top rung, or an invalid one); `None` when it fell behind at the first.
+fn kept_up(s: &ServerResult, endpoint: &str) -> Option<Read> {
+    let mut kept: Option<Read> = None;
+    for st in s.steps.iter().filter(|st| st.endpoint == endpoint) {
+        let Some(m) = valid(st) else {
+            break;
+        };
+        let rate = st.offered_requests_per_s.or(m.offered_requests_per_s)?;
+        if st.saturation.is_some() {
+            return kept;
+        }
+        kept = Some(Read {
+            x: rate,
+            at_least: false,
+            marks: Marks::of(m),
+            connections: st.connections,
+        });
+    }
+    kept.map(|k| Read {
+        at_least: true,
+        ..k
+    })
+}
+
+/// The article's ratio for `f` (from the two figures it reported, never typed), and the
+/// systems it is of when they are not the servers compared here.
+fn article(e: &Experiment, f: &Finding) -> Option<(f64, Option<(&'static str, &'static str)>)> {
+    let (ra, rb) = f.article?;
+    let measure = match f.quantity {
+        Quantity::RequestsPerS => Measure::RequestsPerS,
+        Quantity::P99Ms => Measure::P99Ms,
+        _ => return None,
+    };
+    let figure = |server: &str, side: &Side| -> Option<&'static Reported> {
+        let Pick::Step(step) = side.pick else {
+            return None;
+        };
+        e.reported.iter().find(|r| {
+            r.server == server
+                && r.endpoint == side.endpoint
+                && r.step == step
+                && r.measure == measure
+        })
+    };
+    let (fa, fb) = (figure(ra, &f.a)?, figure(rb, &f.b)?);
+    let (xa, xb) = (number(fa.figure)?, number(fb.figure)?);
+    if xb <= 0.0 {
+        return None;
+    }
+    let systems = ((ra, rb) != (f.a.server, f.b.server)).then_some((fa.system, fb.system));
+    Some((xa / xb, systems))
+}
+
+/// The number an article's figure quotes: `1,240` → 1240, `≈ 10,900` → 10900, a range
+/// `5,000–5,250` → its middle, 5125; `None` for anything else (`< 0.5 %`, `read 256`).
+pub fn number(figure: &str) -> Option<f64> {
+    let plain: String = figure
+        .trim()
+        .trim_start_matches('≈')
+        .chars()
+        .filter(|c| *c != ',' && !c.is_whitespace())
+        .collect();
+    match plain.split_once('–') {
+        Some((lo, hi)) => Some((lo.parse::<f64>().ok()? + hi.parse::<f64>().ok()?) / 2.0),
+        None => plain.parse().ok(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e3() -> Results {
+        serde_json::from_str(include_str!("../tests/data/results-e3.json")).unwrap()
+    }
+
+    fn rps<'a>(r: &'a mut Results, server: &str, endpoint: &str, step: &str) -> &'a mut StepResult {
+        r.servers
+            .iter_mut()
+            .find(|s| s.name == server)
+            .unwrap()
+            .steps
+            .iter_mut()
+            .find(|st| st.endpoint == endpoint && st.step == step)
+            .unwrap()
+    }
+
+    #[test]
+    fn the_articles_figures_are_read_as_numbers() {
+        assert_eq!(number("1,240"), Some(1240.0));
+        assert_eq!(number("≈ 10,900"), Some(10_900.0));
+        assert_eq!(number("5,000–5,250"), Some(5125.0));
+        assert_eq!(number("9.8"), Some(9.8));
+        assert_eq!(number("< 0.5 %"), None);
+        assert_eq!(number("read 256"), None);
+        // E2's article ratio, computed from its two figures: 5,125 / 10,900.
+        let e2 = experiment::find("e2").unwrap();
+        let (y, systems) = article(e2, &e2.findings[0]).unwrap();
+        assert_eq!((format!("{y:.2}"), systems), ("0.47".to_string(), None));
+        assert_eq!(ratio(0.4165), "0.42×");
+        assert_eq!(ratio(19.16), "19.2×");
+        assert_eq!(ratio(1297.2), "1,297×");
+    }
+
+    #[test]
+    fn e3s_sentences_come_from_its_figures() {
+        let r = e3();
+        let said = sentences(&r);
+        // server-prebuilt 81,103, node-http 12,883 at `/` c100: 6.30×; the article's
+        // Blazeio over node:http, 33,294 / 12,883: 2.58×. No blazeio in this file: no
+        // second sentence.
+        assert_eq!(
+            said,
+            [
+                "`server-prebuilt` serves 6.30× `node-http`'s requests/s here (`/`, 100 connections: 81,103 vs 12,883 requests/s); the article: 2.58× (Blazeio vs node:http)."
+            ],
+            "{said:?}"
+        );
+    }
+
+    /// Issue 26, point 4: change a figure in a results file and the sentence changes with it.
+    #[test]
+    fn a_changed_figure_changes_the_sentence() {
+        let mut r = e3();
+        let before = sentences(&r);
+        assert!(before[0].contains(" 6.30× "), "{before:?}");
+        let node = rps(&mut r, "node-http", "/", "c100");
+        for run in &mut node.repeats {
+            run.requests_per_s *= 2.0;
+        }
+        node.finish();
+        let after = sentences(&r);
+        assert!(after[0].contains(" 3.15× "), "{after:?}");
+        // The article's ratio is the article's: it does not move.
+        assert!(after[0].ends_with("; the article: 2.58× (Blazeio vs node:http)."));
+        // An invalid step says nothing.
+        let node = rps(&mut r, "node-http", "/", "c100");
+        node.valid = false;
+        assert!(sentences(&r).is_empty());
+    }
+
+    #[test]
+    fn marks_and_bounds_are_said() {
+        let mut r = e3();
+        let st = rps(&mut r, "server-prebuilt", "/", "c100");
+        for run in &mut st.repeats {
+            run.disturbed = true;
+        }
+        st.finish();
+        let said = sentences(&r);
+        assert!(
+            said[0].contains(" requests/s) (machine-disturbed); the article"),
+            "{said:?}"
+        );
+        let st = rps(&mut r, "node-http", "/", "c100");
+        for run in &mut st.repeats {
+            run.tool_bound = true;
+        }
+        st.finish();
+        let said = sentences(&r);
+        assert!(
+            said[0].contains(" requests/s) (tool-bound) (machine-disturbed); the article"),
+            "{said:?}"
+        );
+    }
+
+    #[test]
+    fn the_frozen_runs_say_what_the_issue_expects() {
+        // The runs measured 2026-11-29..12-01, frozen in tests/data (docs/results moves on
+        // with every `bench publish`): always there, so nothing is skipped.
+        let root =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/runs-2026-12-01");
+        let load = |name: &str| {
+            let path = root.join(name);
+            Results::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        };
+        let e2 = load("e2-20261129T234559Z.json");
+        assert_eq!(
+            sentences(&e2),
+            [
+                "`express` serves 0.42× `node-http`'s requests/s here (`/api?name=John&lastname=Doe`, 100 connections: 7,051 vs 16,928 requests/s); the article: 0.47×."
+            ]
+        );
+        let e7 = load("e7-20261201T220239Z.json");
+        let said = sentences(&e7);
+        assert!(
+            said[0].starts_with("`server-prebuilt` keeps up with at least 4.00× the offered rate `node-http` does here (`/hello`: ≥ 40,000 vs 10,000 requests/s)"),
+            "{said:?}"
+        );
+    }
+}

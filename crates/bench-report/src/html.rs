@@ -1,0 +1,624 @@
+//! One self-contained HTML page of many results files: no request of any kind leaves it (the
+//! styles, the sorting script and the charts are inline, and its Content-Security-Policy
+//! forbids loading anything), so it opens the same from a `file://` URL, offline.
+//!
+//! Layout: a header (what the page holds, how to read the marks, links to each experiment);
+//! then the findings (per experiment, its sentences and its headline chart: see
+//! [`findings`](super::findings)); then one section per experiment (E1 … E5, then any other),
+//! with the article's question and load, and its runs newest first. Each run: which of its
+//! servers' code changed since it (given the workspace to ask git; [`stale`](super::stale)),
+//! its provenance folded in a `<details>` (the commit as a short hash and the run's date show;
+//! the report's header: date, machine, kernel, git revision, tool and exact command, open on a
+//! click), the article's reported figures
+//! beside this run's for the same systems and their Rust analogues, the charts of
+//! [`chart`](super::chart) (requests/s, server CPU µs per request, peak RSS, latency
+//! percentiles on a log axis), the report's tables (the same [model](super::model) the
+//! markdown is written from; sortable: see `html/page.js`), and the fairness table (bytes
+//! per response and the extra header fields of each server).
+//!
+//! Nothing on the page names a machine path or a local port ([`findings::public`](crate::format::public)):
+//! a machine path becomes its file name, `http://127.0.0.1:PORT` becomes `http://SERVER`.
+//!
+//! Files: this one (the page and its parts), `html/body.rs` (the report's model as HTML),
+//! `html/page.css` and `html/page.js` (inlined).
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use bench_model::experiment::{self, Reported};
+use bench_model::results::{Results, ServerResult};
+
+use super::build::{analogue, document, figure};
+use super::chart::{Kind, charts, paired, rate_charts};
+use super::draw::{self, draw};
+use super::format::{date, escape, grouped, inline};
+use super::model::{Document, partial};
+use super::other::OtherResults;
+use super::{ReportError, endpoints, find, findings, tool_bound};
+use body::{body, separated};
+
+mod body;
+
+const CSS: &str = include_str!("html/page.css");
+const JS: &str = include_str!("html/page.js");
+
+/// The width the charts are drawn at (they scale with the page).
+const CHART_WIDTH: f64 = 1000.0;
+
+/// One results document for the page.
+pub struct Doc {
+    /// The results.
+    pub results: Results,
+    /// The results file's path relative to the page, when the page can link to it (and to
+    /// the `.md` and `.svg` beside it).
+    pub href: Option<String>,
+}
+
+/// Reads each results file and writes the page of them all to `out`; with the workspace
+/// `root`, each run says which of its servers' code changed since.
+pub fn write_html(files: &[PathBuf], out: &Path, root: Option<&Path>) -> Result<(), ReportError> {
+    let out_dir = out.parent().map(Path::to_path_buf).unwrap_or_default();
+    let same_dir = |f: &Path| {
+        let dir = f.parent().map(Path::to_path_buf).unwrap_or_default();
+        match (
+            fs::canonicalize(absent_as_dot(&dir)),
+            fs::canonicalize(absent_as_dot(&out_dir)),
+        ) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        }
+    };
+    let mut docs = Vec::new();
+    let mut counted = Vec::new();
+    let mut compared = Vec::new();
+    let mut idle = Vec::new();
+    let unreadable = |f: &Path| {
+        let path = f.to_path_buf();
+        move |e: anyhow::Error| ReportError::Io {
+            path,
+            source: std::io::Error::other(format!("{e:#}")),
+        }
+    };
+    for f in files {
+        if let Some(other) = OtherResults::load(f).map_err(unreadable(f))? {
+            match other {
+                OtherResults::Instructions(r) => counted.push(r),
+                OtherResults::Tools(r) => compared.push(*r),
+                OtherResults::Idle(r) => idle.push(r),
+            }
+            continue;
+        }
+        let results = Results::load(f)?;
+        let href = same_dir(f)
+            .then(|| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .flatten();
+        docs.push(Doc { results, href });
+    }
+    let mut page = html_at(&docs, root);
+    let mut sections = Vec::new();
+    if !counted.is_empty() {
+        sections.push((
+            super::instructions::html_section(&counted),
+            "<li><a href=\"#instructions\">Instructions per request</a>: the servers' cost under callgrind</li>",
+        ));
+    }
+    if !compared.is_empty() {
+        sections.push((
+            super::tools::html_section(&compared),
+            "<li><a href=\"#tools\">Load tools compared</a>: one server, several tools, the same load</li>",
+        ));
+    }
+    if !idle.is_empty() {
+        sections.push((
+            super::idle::html_section(&idle),
+            "<li><a href=\"#idle\">Idle connections</a>: each server's memory with many open</li>",
+        ));
+    }
+    for (section, link) in &sections {
+        // After the experiments' sections (and those before it), before the page's script.
+        if let Some(at) = page.rfind("<script>") {
+            page.insert_str(at, section);
+        }
+        if let Some(at) = page.find("</ul></nav>") {
+            page.insert_str(at, link);
+        }
+    }
+    if !sections.is_empty() {
+        page = crate::format::public(&page);
+    }
+    fs::write(out, page).map_err(|source| ReportError::Io {
+        path: out.to_path_buf(),
+        source,
+    })
+}
+
+fn absent_as_dot(p: &Path) -> &Path {
+    if p.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        p
+    }
+}
+
+/// The page of `docs`, made without a repository to ask whether their servers' code changed
+/// since (as [`html_at`] with `None`).
+pub fn html(docs: &[Doc]) -> String {
+    html_at(docs, None)
+}
+
+/// The page of `docs`: grouped by experiment (E1 … E5, then others by id), each group's runs
+/// newest first; with the workspace `root`, each run opens with the servers whose code
+/// changed since it.
+pub fn html_at(docs: &[Doc], root: Option<&Path>) -> String {
+    let mut groups: Vec<(String, Vec<&Doc>)> = Vec::new();
+    for d in docs {
+        let id = d.results.experiment.to_lowercase();
+        match groups.iter_mut().find(|(g, _)| *g == id) {
+            Some((_, v)) => v.push(d),
+            None => groups.push((id, vec![d])),
+        }
+    }
+    let rank = |id: &str| {
+        experiment::ALL
+            .iter()
+            .position(|e| e.id == id)
+            .unwrap_or(usize::MAX)
+    };
+    groups.sort_by(|a, b| rank(&a.0).cmp(&rank(&b.0)).then(a.0.cmp(&b.0)));
+    for (_, v) in &mut groups {
+        v.sort_by(|a, b| b.results.started_utc.cmp(&a.results.started_utc));
+    }
+
+    let mut body = String::new();
+    intro(&mut body, &groups);
+    let results: Vec<(String, Vec<&Results>)> = groups
+        .iter()
+        .map(|(id, runs)| (id.clone(), runs.iter().map(|d| &d.results).collect()))
+        .collect();
+    // Each experiment's headline chart: its newest run's first.
+    let headline = |r: &Results| {
+        charts_html(r)
+            .into_iter()
+            .next()
+            .map(|c| c.replacen("<svg class=\"chart\"", "<svg class=\"headline-chart\"", 1))
+    };
+    page_section(&mut body, &results, &headline);
+    for (id, runs) in &groups {
+        section(&mut body, id, runs, root);
+    }
+    // No machine paths, no local ports (see `findings::public`).
+    crate::format::public(&format!(
+        r#"<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>bench: the experiments side by side</title>
+<style>
+{CSS}</style>
+</head>
+<body>
+{body}<script>
+{JS}</script>
+</body>
+</html>
+"#
+    ))
+}
+
+fn intro(out: &mut String, groups: &[(String, Vec<&Doc>)]) {
+    let n: usize = groups.iter().map(|(_, v)| v.len()).sum();
+    let _ = write!(
+        out,
+        r#"<header>
+<h1>HTTP servers side by side: the five articles' experiments, TechEmpower's profile, the open-loop profile, instructions per request</h1>
+<p>{n} results file{} of <code>bench run</code>, made into this page by <code>bench report --html</code>. Each experiment mirrors a published benchmark: its own systems (the <em>peers</em>) run beside a Rust analogue of each. The articles' figures came from other machines: context, not targets.</p>
+<p class="key"><span class="sw" style="background:{}"></span>Rust variant <span class="sw" style="background:{}"></span>peer (the article's system) <span class="sw" style="background:{}"></span>reference (analogue of none) · <b>†</b> the load generator was ≥ 90 % busy, so it may have set the pace (a lighter, dashed bar) · <span class="invalid-key">✕ invalid</span> the step did not measure what it should · — the server did not run the step · n/a not measured. Tables sort by clicking a column's head.</p>
+<nav><ul>"#,
+        if n == 1 { "" } else { "s" },
+        draw::RUST,
+        draw::PEER,
+        draw::REFERENCE,
+    );
+    for (id, runs) in groups {
+        let _ = write!(
+            out,
+            r##"<li><a href="#{}">{}</a>: {}</li>"##,
+            escape(id),
+            escape(&id.to_uppercase()),
+            escape(&title_of(id, runs))
+        );
+    }
+    out.push_str("</ul></nav>\n</header>\n<main>\n");
+}
+
+fn title_of(id: &str, runs: &[&Doc]) -> String {
+    experiment::find(id)
+        .map(|e| e.title.to_string())
+        .or_else(|| runs.first().map(|d| d.results.title.clone()))
+        .unwrap_or_default()
+}
+
+fn section(out: &mut String, id: &str, runs: &[&Doc], root: Option<&Path>) {
+    let e = experiment::find(id);
+    let _ = writeln!(
+        out,
+        r#"<section class="experiment" id="{}">
+<h2>{}: {}</h2>"#,
+        escape(id),
+        escape(&id.to_uppercase()),
+        escape(&title_of(id, runs))
+    );
+    if let Some(e) = e {
+        let _ = writeln!(
+            out,
+            r#"<p class="question">{}</p>
+<p class="load">The article's load: <code>{}</code>. {} run{} here, newest first.</p>"#,
+            escape(e.question),
+            escape(e.article_load),
+            runs.len(),
+            if runs.len() == 1 { "" } else { "s" }
+        );
+    }
+    for d in runs {
+        run(out, d, e, root);
+    }
+    out.push_str("</section>\n");
+}
+
+/// The id of a run's `<article>`: the results file's stem.
+fn run_id(r: &Results) -> String {
+    r.file_name().trim_end_matches(".json").to_string()
+}
+
+fn run(out: &mut String, d: &Doc, e: Option<&experiment::Experiment>, root: Option<&Path>) {
+    let r = &d.results;
+    let _ = writeln!(
+        out,
+        r#"<article class="run" id="{}">
+<h3>Run of {} · {} · {}, {} repeat{}</h3>"#,
+        escape(&run_id(r)),
+        escape(&r.started_utc),
+        escape(&r.tool),
+        if r.quick { "quick" } else { "full length" },
+        r.repeat,
+        if r.repeat == 1 { "" } else { "s" }
+    );
+    let doc = document(r, root);
+    if let Some(changed) = &doc.changed {
+        let _ = writeln!(out, "<p class=\"stale\">{}</p>", inline(changed));
+    }
+    if let Some(why) = &doc.partial {
+        let _ = writeln!(out, "<p class=\"partial\">{}</p>", inline(&partial(why)));
+    }
+    provenance(out, d, &doc);
+    if let Some(e) = e {
+        reported(out, r, e);
+    }
+    out.push_str("<h4>Charts</h4>\n");
+    for c in charts_html(r) {
+        out.push_str(&c);
+        out.push('\n');
+    }
+    out.push_str("<h4>Tables</h4>\n");
+    body(out, &doc, &paired(r));
+    fairness(out, r);
+    out.push_str("</article>\n");
+}
+
+/// Each chart of `r` as a `<figure>`, in order.
+fn charts_html(r: &Results) -> Vec<String> {
+    let bars = charts(r).into_iter().map(|c| {
+        let label = format!("{} · {}", c.metric.title(), c.group);
+        (c.metric.id(), label, draw(&c, CHART_WIDTH))
+    });
+    let lines = rate_charts(r).into_iter().map(|c| {
+        let label = format!("{} · {}", c.title, c.group);
+        (c.id, label, draw::draw_rates(&c, CHART_WIDTH))
+    });
+    bars.chain(lines)
+        .map(|(id, label, drawn)| {
+            format!(
+                r#"<figure><svg class="chart" data-chart="{}" viewBox="0 0 {} {:.0}" role="img" aria-label="{}" font-family="{}">{}</svg></figure>"#,
+                id,
+                drawn.width,
+                drawn.height.ceil(),
+                escape(&label),
+                draw::FONT,
+                drawn.body
+            )
+        })
+        .collect()
+}
+
+fn provenance(out: &mut String, d: &Doc, doc: &Document) {
+    let r = &d.results;
+    // Folded: the commit (short) and the run's date show; the rest opens on a click.
+    let _ = writeln!(
+        out,
+        "<details class=\"provenance\"><summary>How this run was made: commit <code>{}</code>{}{}, run of {} (command, machine, versions, notes)</summary>",
+        escape(
+            r.git
+                .revision
+                .as_deref()
+                .map_or("unknown", crate::format::short)
+        ),
+        r.git
+            .committed_utc
+            .as_deref()
+            .map_or_else(String::new, |c| format!(
+                " of {}",
+                escape(crate::format::date(c))
+            )),
+        if r.git.dirty == Some(true) {
+            " with uncommitted changes"
+        } else {
+            ""
+        },
+        escape(crate::format::date(&r.started_utc))
+    );
+    out.push_str("<dl class=\"provenance\">\n");
+    if let Some(href) = &d.href {
+        let stem = href.trim_end_matches(".json");
+        let _ = writeln!(
+            out,
+            r#"<dt>Files</dt><dd><a href="{0}">{0}</a> · <a href="{1}.md">{1}.md</a> · <a href="{1}.svg">{1}.svg</a></dd>"#,
+            escape(href),
+            escape(stem)
+        );
+    }
+    for (k, v) in &doc.header {
+        let v = match (k.as_str(), &r.git.revision) {
+            ("Git", Some(rev)) => v.replacen(rev.as_str(), crate::format::short(rev), 1),
+            _ => v.clone(),
+        };
+        let _ = writeln!(out, "<dt>{}</dt><dd>{}</dd>", escape(k), inline(&v));
+    }
+    let versions: Vec<String> = r
+        .versions
+        .iter()
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect();
+    if !versions.is_empty() {
+        let _ = writeln!(
+            out,
+            "<dt>Versions</dt><dd>{}</dd>",
+            inline(&versions.join("; "))
+        );
+    }
+    // Every step's exact tool command (the markdown names the first).
+    let mut cmds: Vec<(String, String)> = Vec::new();
+    for st in r.servers.iter().flat_map(|s| &s.steps) {
+        let key = format!("{} {}", st.endpoint, st.step);
+        if !st.tool_command.is_empty() && !cmds.iter().any(|(k, _)| *k == key) {
+            cmds.push((key, st.tool_command.join(" ")));
+        }
+    }
+    if cmds.len() > 1 {
+        let _ = write!(
+            out,
+            "<dt>Tool commands</dt><dd><details><summary>every step's ({}; `SERVER` stands for the server's local address and port)</summary><ul>",
+            cmds.len()
+        );
+        for (k, c) in cmds {
+            let _ = write!(
+                out,
+                "<li><code>{}</code>: <code>{}</code></li>",
+                escape(&k),
+                escape(&c)
+            );
+        }
+        out.push_str("</ul></details></dd>\n");
+    }
+    out.push_str("</dl></details>\n");
+}
+
+/// The article's figures beside this run's: the peer's and its Rust analogues'. A profile
+/// with no article (E6, E7) gets its note alone, not an empty table.
+fn reported(out: &mut String, r: &Results, e: &experiment::Experiment) {
+    if e.reported.is_empty() {
+        if !e.reported_note.is_empty() {
+            let _ = writeln!(
+                out,
+                "<h4>No article's figures</h4>\n<p class=\"note\">{}</p>",
+                inline(e.reported_note)
+            );
+        }
+        return;
+    }
+    let _ = writeln!(
+        out,
+        r#"<h4>The article's figures beside this run's</h4>
+<div class="scroll"><table class="sortable reported">
+<thead><tr><th><button type="button">System (article)</button></th><th><button type="button">Measure</button></th><th><button type="button">At (ours)</button></th><th class="num"><button type="button">Article</button></th><th class="num"><button type="button">Ours: the peer</button></th><th><button type="button">Ours: its Rust analogues</button></th></tr></thead>
+<tbody>"#
+    );
+    for f in e.reported {
+        let peer = r.servers.iter().find(|s| s.name == f.server);
+        let rust: Vec<String> = peer
+            .map(|p| {
+                p.analogue
+                    .iter()
+                    .filter_map(|a| r.servers.iter().find(|s| &s.name == a))
+                    .map(|s| format!("{} {}", s.name, ours(s, f).0))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let (peer_cell, peer_class) = match peer {
+            Some(p) => {
+                let (v, class) = ours(p, f);
+                (format!("{} {v}", p.name), class)
+            }
+            None => (format!("{}: not in this run", f.server), ""),
+        };
+        let _ = writeln!(
+            out,
+            r#"<tr><td>{}</td><td>{}</td><td><code>{}</code> {}</td><td class="num">{}</td><td class="num {peer_class}">{}</td><td class="wrap">{}</td></tr>"#,
+            escape(f.system),
+            escape(f.measure.unit()),
+            escape(f.endpoint),
+            escape(f.step),
+            escape(f.figure),
+            escape(&peer_cell),
+            escape(&if rust.is_empty() {
+                "—".to_string()
+            } else {
+                rust.join("; ")
+            })
+        );
+    }
+    out.push_str("</tbody></table></div>\n");
+    if !e.reported_note.is_empty() {
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", inline(e.reported_note));
+    }
+}
+
+/// Our figure for `f` from server `s`, and the cell's class (`bound`, `invalid` or none).
+fn ours(s: &ServerResult, f: &Reported) -> (String, &'static str) {
+    let Some(st) = find(s, f.endpoint, f.step) else {
+        return ("—".into(), "");
+    };
+    if !st.valid {
+        return ("invalid".into(), "invalid");
+    }
+    let Some(run) = &st.median else {
+        return ("n/a".into(), "");
+    };
+    let v = figure(s, st, run, f.measure).map_or_else(|| "n/a".into(), |v| separated(&v));
+    let m = super::marks(run);
+    if tool_bound(st) || st.median.as_ref().is_some_and(|m| m.disturbed) {
+        (format!("{v}{m}"), "bound")
+    } else {
+        (v, "")
+    }
+}
+
+/// Per server: what it is, its analogues, bytes per response per endpoint, and the header
+/// fields its library adds.
+fn fairness(out: &mut String, r: &Results) {
+    let eps = endpoints(r);
+    out.push_str(
+        "<h4>Fairness: the bytes each server sends</h4>\n<div class=\"scroll\"><table class=\"sortable fairness\">\n<thead><tr><th><button type=\"button\">Server</button></th><th><button type=\"button\">Kind</button></th><th><button type=\"button\">Analogue of</button></th>",
+    );
+    for e in &eps {
+        let _ = write!(
+            out,
+            "<th class=\"num\"><button type=\"button\">bytes/response <code>{}</code></button></th>",
+            escape(e)
+        );
+    }
+    out.push_str(
+        "<th><button type=\"button\">Extra header fields</button></th></tr></thead>\n<tbody>\n",
+    );
+    for (s, row) in paired(r) {
+        let _ = write!(
+            out,
+            "<tr{}><td>{}</td><td>{}</td><td>{}</td>",
+            if row.gap_before {
+                " class=\"pair\""
+            } else {
+                ""
+            },
+            escape(&s.name),
+            match row.kind {
+                Kind::Rust => "Rust variant",
+                Kind::Peer => "peer",
+                Kind::Reference => "reference",
+            },
+            escape(&analogue(s))
+        );
+        for e in &eps {
+            let bytes = s
+                .steps
+                .iter()
+                .filter(|st| &st.endpoint == e && st.valid)
+                .filter_map(|st| st.median.as_ref())
+                .map(|m| m.bytes_per_response)
+                .find(|b| *b > 0.0);
+            let cell = match (bytes, s.steps.iter().any(|st| &st.endpoint == e)) {
+                (Some(b), _) => grouped(b, 0),
+                (None, true) => "n/a".into(),
+                (None, false) => "—".into(),
+            };
+            let _ = write!(out, "<td class=\"num\">{cell}</td>");
+        }
+        let extra: Vec<String> = s
+            .extra_headers
+            .iter()
+            .map(|h| format!("{} ({} B)", h.field, h.bytes))
+            .collect();
+        let _ = writeln!(
+            out,
+            "<td>{}</td></tr>",
+            escape(&if extra.is_empty() {
+                "none".to_string()
+            } else {
+                extra.join(", ")
+            })
+        );
+    }
+    out.push_str("</tbody></table></div>\n");
+}
+/// One experiment's findings on the page: its id, title, the sentences (each with the run it
+/// is read from: the newest of `runs`, newest first, that has it), and its headline chart.
+pub(crate) fn page_section(
+    out: &mut String,
+    groups: &[(String, Vec<&Results>)],
+    chart: &dyn Fn(&Results) -> Option<String>,
+) {
+    out.push_str(
+        "<section id=\"findings\" class=\"findings\">\n<h2>Findings</h2>\n<p>Per experiment, what this machine's runs found beside what the article found, computed from the results (the figures' ratios, never typed), then its first chart. The details, and how each run was made, follow below.</p>\n",
+    );
+    for (id, runs) in groups {
+        let e = experiment::find(id);
+        let title = e.map(|e| e.title).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "<div class=\"finding\"><h3><a href=\"#{}\">{}</a>{}</h3>",
+            escape(id),
+            escape(&id.to_uppercase()),
+            if title.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", escape(title))
+            }
+        );
+        let said: Vec<(String, &Results)> = e
+            .map(|e| {
+                e.findings
+                    .iter()
+                    .filter_map(|f| {
+                        runs.iter()
+                            .find_map(|r| Some((findings::sentence(r, e, f)?, *r)))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !said.is_empty() {
+            out.push_str("<ul>\n");
+            for (text, r) in &said {
+                let _ = writeln!(
+                    out,
+                    "<li>{} <a class=\"from\" href=\"#{}\">(run of {})</a></li>",
+                    inline(text),
+                    escape(r.file_name().trim_end_matches(".json")),
+                    escape(date(&r.started_utc))
+                );
+            }
+            out.push_str("</ul>\n");
+        }
+        if let Some(c) = runs.first().and_then(|r| chart(r)) {
+            out.push_str(&c);
+            out.push('\n');
+        }
+        let _ = writeln!(
+            out,
+            "<p class=\"details\"><a href=\"#{}\">{} in detail ↓</a></p></div>",
+            escape(id),
+            escape(&id.to_uppercase())
+        );
+    }
+    out.push_str("</section>\n");
+}

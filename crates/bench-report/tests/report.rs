@@ -1,0 +1,891 @@
+//! The report of recorded results documents (`tests/data/results-*.json`, made by
+//! `tests/data/make-results.py`): the markdown tables' rows, columns and values, the SVG's
+//! well-formedness and legend, and `write_beside`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use bench_model::results::Results;
+use bench_report::{Doc, html, markdown, svg_string, write_beside};
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+fn load(name: &str) -> Results {
+    Results::load(&data(name)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The first table after the line `heading`: header cells, then rows of cells.
+fn table(md: &str, heading: &str) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut lines = md.lines().skip_while(|l| *l != heading);
+    assert!(lines.next().is_some(), "no heading {heading:?} in:\n{md}");
+    let rows: Vec<Vec<String>> = lines
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            l.trim_matches('|')
+                .split(" | ")
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect();
+    assert!(rows.len() >= 2, "no table under {heading:?}");
+    let mut it = rows.into_iter();
+    let head = it.next().unwrap_or_default();
+    let body: Vec<Vec<String>> = it.skip(1).collect(); // the rule
+    for r in &body {
+        assert_eq!(r.len(), head.len(), "ragged row {r:?} under {head:?}");
+    }
+    (head, body)
+}
+
+fn cell<'a>(t: &'a (Vec<String>, Vec<Vec<String>>), row: &str, col: &str) -> &'a str {
+    let c =
+        t.0.iter()
+            .position(|h| h == col)
+            .unwrap_or_else(|| panic!("no column {col:?} in {:?}", t.0));
+    let r =
+        t.1.iter()
+            .find(|r| r[0] == row)
+            .unwrap_or_else(|| panic!("no row {row:?}"));
+    &r[c]
+}
+
+#[test]
+fn recorded_medians_agree_with_finish() {
+    // The documents' medians and spreads were computed by the generator; recomputing them
+    // with the library must give the same figures.
+    for name in ["results-e1.json", "results-e3.json", "results-e4.json"] {
+        let r = load(name);
+        for s in &r.servers {
+            for st in &s.steps {
+                let mut again = st.clone();
+                again.finish();
+                assert_eq!(again.median, st.median, "{name} {} {}", s.name, st.step);
+                let (a, b) = (
+                    again.spread.unwrap_or_default(),
+                    st.spread.unwrap_or_default(),
+                );
+                assert!(
+                    (a.relative - b.relative).abs() < 1e-12,
+                    "{name} {}",
+                    st.step
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn e3_header_and_tables() {
+    let r = load("results-e3.json");
+    let md = markdown(&r);
+    assert!(md.starts_with("# E3: Blazeio vs tuned node:http"), "{md}");
+    for line in [
+        "- Date: 2026-11-29T22:40:00Z to 2026-11-29T22:47:31Z",
+        "- Machine: bench-host, Intel(R) Xeon(R) CPU @ 2.20GHz, 2 CPUs, 7.8 GiB",
+        "- Git: a747613c0ffee0123456789abcdef0123456789a",
+        "- Tool: wrk (wrk debian/4.1.0-3+b2 [epoll])",
+        "- Tool command (/ c100): `wrk -t1 -c100 -d10s --timeout 60s --latency http://127.0.0.1:40123/`",
+        "- Command: `bench run e3 --tool wrk --servers server-prebuilt,server-hyper,node-http`",
+        "- Pinning: servers on CPU 0, load tool on CPU 1",
+        "- Note: ulimit -n 20000",
+    ] {
+        assert!(md.lines().any(|l| l == line), "no line {line:?} in:\n{md}");
+    }
+
+    let root = table(&md, "## `/`");
+    let want: Vec<String> = ["Server", "Analogue of"]
+        .into_iter()
+        .map(String::from)
+        .chain(
+            ["req/s", "avg ms", "socket errors"]
+                .into_iter()
+                .flat_map(|m| ["c100", "c1000", "c10000"].map(|c| format!("{m} {c}"))),
+        )
+        .collect();
+    assert_eq!(root.0, want);
+    let names: Vec<&str> = root.1.iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(names, ["server-prebuilt", "server-hyper", "node-http"]);
+    assert_eq!(cell(&root, "server-prebuilt", "Analogue of"), "Blazeio");
+    assert_eq!(cell(&root, "server-prebuilt", "req/s c100"), "81,103");
+    assert_eq!(cell(&root, "node-http", "req/s c10000"), "9,381");
+    assert_eq!(cell(&root, "node-http", "avg ms c1000"), "388.00");
+    assert_eq!(cell(&root, "node-http", "socket errors c10000"), "read 256");
+    assert_eq!(cell(&root, "server-prebuilt", "socket errors c10000"), "0");
+
+    let ip = table(&md, "## `/my/ip`");
+    assert_eq!(cell(&ip, "server-hyper", "req/s c10000"), "invalid");
+    assert_eq!(cell(&ip, "server-hyper", "req/s c1000"), "62,000");
+    assert!(md.contains(
+        "- server-hyper `/my/ip` c10000: the server stopped answering during the run (exit status 137"
+    ));
+
+    let res = table(&md, "## Resources (server process tree, median of repeats)");
+    assert_eq!(res.1.len(), 18);
+    let row = &res.1[0];
+    assert_eq!(
+        row,
+        &[
+            "server-prebuilt",
+            "/",
+            "c100",
+            "2.1",
+            "3.8",
+            "3.2",
+            "99.1",
+            "12.22",
+            "n/a",
+            "n/a",
+            "n/a",
+            "n/a",
+            "n/a"
+        ]
+    );
+    assert!(
+        res.1
+            .iter()
+            .any(|r| r[1] == "/my/ip" && r[2] == "c10000" && r[3] == "invalid")
+    );
+    assert!(!md.contains("## Spread"), "one repeat has no spread table");
+    assert!(md.contains("- wrk --latency reports p50/p75/p90/p99: no p95"));
+}
+
+#[test]
+fn e1_repeats_spread_and_unmeasured_p95() {
+    let r = load("results-e1.json");
+    let md = markdown(&r);
+    let hello = table(&md, "## `/api/hello`");
+    assert_eq!(
+        hello.0[2..],
+        [
+            "req/s c100",
+            "req/s c500",
+            "req/s c1000",
+            "p50 ms c1000",
+            "p95 ms c1000",
+            "p99 ms c1000",
+            "errors c1000"
+        ]
+    );
+    // The medians of 0.97×, 1.00× and 1.04× the base rate: the base rate.
+    assert_eq!(cell(&hello, "express", "req/s c100"), "1,240");
+    assert_eq!(cell(&hello, "server-actix", "req/s c1000"), "22,000");
+    assert_eq!(cell(&hello, "server-actix", "p95 ms c1000"), "n/a");
+    assert_eq!(cell(&hello, "express", "errors c1000"), "0.06 %");
+    assert_eq!(cell(&hello, "server-axum", "errors c1000"), "0.00 %");
+    assert_eq!(cell(&hello, "server-axum", "Analogue of"), "Express, Koa");
+    let private = table(&md, "## `/api/private`");
+    assert_eq!(cell(&private, "server-axum", "req/s c100"), "18,414");
+
+    let spread = table(&md, "## Spread over repeats (requests/s)");
+    assert_eq!(spread.1.len(), 3 * 6);
+    let row = spread
+        .1
+        .iter()
+        .find(|r| r[0] == "express" && r[1] == "/api/hello" && r[2] == "c100")
+        .unwrap();
+    assert_eq!(row[3..], ["3", "1,203", "1,240", "1,290", "7.0 %"]);
+}
+
+#[test]
+fn e4_scenarios_as_columns_and_remote_target() {
+    let r = load("results-e4.json");
+    let md = markdown(&r);
+    assert!(md.contains("- Target: http://10.0.0.2:8080 (remote: no RSS or CPU sampling)"));
+    let rps = table(&md, "## Requests/s");
+    assert_eq!(
+        rps.0[2..],
+        ["async", "sync", "sync-offload", "nexttick", "timer"]
+    );
+    assert_eq!(cell(&rps, "server-hyper", "sync"), "66");
+    let errors = table(&md, "## Errors (timeouts, socket errors, error statuses)");
+    assert_eq!(cell(&errors, "server-axum", "sync"), "1240 (timeout 1240)");
+    assert_eq!(cell(&errors, "server-axum", "async"), "0");
+    let p99 = table(&md, "## p99 latency (ms)");
+    assert_eq!(cell(&p99, "server-hyper", "sync"), "10000.00");
+    let res = table(&md, "## Resources (server process tree, median of repeats)");
+    assert!(
+        res.1.iter().all(|r| r[3..].iter().all(|c| c == "n/a")),
+        "{res:?}"
+    );
+}
+
+/// A small well-formedness check: tags balance, attributes are quoted, text has no `<`.
+fn well_formed(xml: &str) -> Result<(), String> {
+    let mut stack: Vec<String> = Vec::new();
+    let mut rest = xml.trim_start();
+    if let Some(r) = rest.strip_prefix("<?xml") {
+        rest = &r[r.find("?>").ok_or("unclosed declaration")? + 2..];
+    }
+    let mut root_seen = false;
+    while let Some(i) = rest.find('<') {
+        rest = &rest[i..];
+        if let Some(r) = rest.strip_prefix("<!--") {
+            rest = &r[r.find("-->").ok_or("unclosed comment")? + 3..];
+            continue;
+        }
+        let end = rest.find('>').ok_or("unclosed tag")?;
+        let tag = &rest[1..end];
+        if !tag.matches('"').count().is_multiple_of(2) {
+            return Err(format!("unbalanced quotes in <{tag}>"));
+        }
+        if let Some(name) = tag.strip_prefix('/') {
+            match stack.pop() {
+                Some(open) if open == name.trim() => {}
+                other => return Err(format!("</{name}> closes {other:?}")),
+            }
+        } else {
+            let name = tag
+                .split_whitespace()
+                .next()
+                .ok_or("empty tag")?
+                .trim_end_matches('/')
+                .to_string();
+            if stack.is_empty() && root_seen {
+                return Err("two root elements".into());
+            }
+            root_seen = true;
+            if !tag.ends_with('/') {
+                stack.push(name);
+            }
+        }
+        rest = &rest[end + 1..];
+        let text_end = rest.find('<').unwrap_or(rest.len());
+        if rest[..text_end].contains('>') {
+            return Err("a raw > in text".into());
+        }
+    }
+    if !stack.is_empty() {
+        return Err(format!("unclosed {stack:?}"));
+    }
+    if !root_seen {
+        return Err("no root element".into());
+    }
+    Ok(())
+}
+
+#[test]
+fn the_well_formedness_check_can_fail() {
+    assert!(well_formed("<svg><g></g></svg>").is_ok());
+    assert!(well_formed("<svg><g></svg>").is_err());
+    assert!(well_formed("<svg></svg><svg></svg>").is_err());
+    assert!(well_formed("<svg a=\"1></svg>").is_err());
+    assert!(well_formed("").is_err());
+}
+
+/// The trimmed contents of the `<text>` elements.
+fn texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let start = t.find('>')? + 1;
+            let end = t.find("</text>")?;
+            Some(t.get(start..end)?.trim().to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn svg_is_well_formed_and_names_every_server() {
+    for name in ["results-e1.json", "results-e3.json", "results-e4.json"] {
+        let r = load(name);
+        let svg = svg_string(&r);
+        well_formed(&svg).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(svg.contains("<svg"), "{name}");
+        let texts = texts(&svg);
+        for s in &r.servers {
+            assert!(
+                texts.iter().any(|t| t == &s.name),
+                "{name}: no row label for {} in {texts:?}",
+                s.name
+            );
+        }
+        // The four charts, each with its unit on the axis; E4's remote target has no CPU
+        // or RSS figures, so no chart of them.
+        let sampled = name != "results-e4.json";
+        for (axis, want) in [
+            ("requests/s (more is better)", true),
+            ("µs of server CPU per request (less is better)", sampled),
+            (
+                "MB, peak RSS of the server&#39;s process tree (less is better)",
+                sampled,
+            ),
+            ("latency, log scale (less is better)", true),
+        ] {
+            assert_eq!(
+                texts.iter().any(|t| t == axis),
+                want,
+                "{name}: axis {axis:?}"
+            );
+        }
+        // A bar per valid measured step in the requests/s charts, and one per step with a
+        // CPU figure in the CPU charts.
+        let measured: Vec<_> = r
+            .servers
+            .iter()
+            .flat_map(|s| &s.steps)
+            .filter(|s| s.valid)
+            .filter_map(|s| s.median.as_ref())
+            .collect();
+        let bars = measured.len()
+            + measured
+                .iter()
+                .filter(|m| m.cpu_us_per_request.is_some())
+                .count()
+            + measured.iter().filter(|m| m.rss_kb.is_some()).count();
+        assert_eq!(svg.matches("class=\"bar\"").count(), bars, "{name}");
+        // Latency on a log axis: decade ticks in µs, ms or s.
+        assert!(texts.iter().any(|t| t == "10 ms"), "{name}: {texts:?}");
+        // The invalid step is marked, not drawn as a bar.
+        let invalid = r.servers.iter().flat_map(|s| &s.steps).any(|s| !s.valid);
+        assert_eq!(texts.iter().any(|t| t == "✕ invalid"), invalid, "{name}");
+    }
+}
+
+#[test]
+fn write_beside_writes_md_and_svg() {
+    let dir = std::env::temp_dir().join(format!("bench-report-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("e3-20261129T224000Z.json");
+    fs::copy(data("results-e3.json"), &json).unwrap();
+    let (md, svg) = write_beside(&json, None).unwrap();
+    assert_eq!(md, dir.join("e3-20261129T224000Z.md"));
+    assert_eq!(svg, dir.join("e3-20261129T224000Z.svg"));
+    let r = load("results-e3.json");
+    assert_eq!(fs::read_to_string(&md).unwrap(), markdown(&r));
+    assert_eq!(fs::read_to_string(&svg).unwrap(), svg_string(&r));
+    // A file that is not results is an error, not a panic.
+    fs::write(&json, "{\"schema\": \"other/1\"}").unwrap();
+    let e = write_beside(&json, None).unwrap_err();
+    assert!(e.to_string().contains("schema \"other/1\""), "{e}");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn e2_and_e5_shapes() {
+    // E2's shape: one count-bounded step per endpoint, ab's figures.
+    let mut r = load("results-e3.json");
+    r.experiment = "e2".into();
+    for s in &mut r.servers {
+        s.steps.retain(|st| st.endpoint == "/" && st.step == "c100");
+    }
+    let md = markdown(&r);
+    let t = table(&md, "## `/`");
+    assert_eq!(
+        t.0[2..],
+        [
+            "req/s",
+            "ms per request",
+            "KB/s",
+            "bytes/response",
+            "errors"
+        ]
+    );
+    assert_eq!(cell(&t, "server-prebuilt", "req/s"), "81,103");
+    assert_eq!(cell(&t, "server-prebuilt", "ms per request"), "2.93");
+    // 81,102.92 × 1,143 B / 1,024.
+    assert_eq!(cell(&t, "server-prebuilt", "KB/s"), "90,528");
+    assert_eq!(cell(&t, "server-prebuilt", "bytes/response"), "1143");
+
+    // E5's shape: requests/s and errors per concurrency.
+    let mut r = load("results-e3.json");
+    r.experiment = "e5".into();
+    let md = markdown(&r);
+    let t = table(&md, "## `/`");
+    assert_eq!(
+        t.0[2..],
+        [
+            "req/s c100",
+            "req/s c1000",
+            "req/s c10000",
+            "errors c100",
+            "errors c1000",
+            "errors c10000"
+        ]
+    );
+    assert_eq!(cell(&t, "node-http", "errors c10000"), "256 (read 256)");
+}
+
+#[test]
+fn html_page_is_self_contained_grouped_and_marked() {
+    let mut e3 = load("results-e3.json");
+    // One step the load generator capped (its busiest thread at 97 % of a CPU).
+    let st = &mut e3.servers[0].steps[0];
+    st.repeats[0].tool_busiest_thread_percent = Some(97.0);
+    st.repeats[0].tool_bound = true;
+    st.finish();
+    let mut older = load("results-e3.json");
+    older.started_utc = "2026-11-28T10:00:00Z".into();
+    let docs: Vec<Doc> = [older, load("results-e4.json"), e3, load("results-e1.json")]
+        .into_iter()
+        .map(|results| Doc {
+            results,
+            href: None,
+        })
+        .collect();
+    let page = html(&docs);
+    // No request can leave the page: nothing refers outside, and the policy forbids it.
+    for bad in [
+        "src=\"http",
+        "href=\"http",
+        "url(",
+        "@import",
+        "<link",
+        "<img",
+    ] {
+        assert!(!page.contains(bad), "the page has {bad:?}");
+    }
+    assert!(page.contains("content=\"default-src 'none'; "), "no CSP");
+    // Grouped by experiment in order, each group's runs newest first.
+    let at = |s: &str| page.find(s).unwrap_or_else(|| panic!("no {s:?}"));
+    assert!(at("<section class=\"experiment\" id=\"e1\"") < at("id=\"e3\""));
+    assert!(at("id=\"e3\"") < at("id=\"e4\""));
+    assert!(at("id=\"e3-20261129T224000Z\"") < at("id=\"e3-20261128T100000Z\""));
+    // The article's question and figures beside ours: Blazeio's 33,294 at c100.
+    assert!(page.contains("Does one prebuilt buffer per request (Blazeio) beat tuned node:http"));
+    assert!(
+        page.contains("<td class=\"num\">33,294</td>"),
+        "no article figure"
+    );
+    // Charts: four per endpoint of E3 (2) and E1 (2), and E4's two (its remote target has
+    // no CPU or RSS) in one group, each run.
+    assert_eq!(page.matches("<svg class=\"chart\"").count(), 8 + 8 + 8 + 2);
+    // The tables, sortable, with separators; the tool-bound step's requests/s marked once,
+    // the invalid step marked with its reason.
+    assert!(page.contains("<table class=\"sortable\">"));
+    assert!(page.contains("<td class=\"num bound\" title=\"the load generator was ≥ 90 % busy: it may have set the pace\">81,103 †</td>"), "no tool-bound mark");
+    assert_eq!(
+        page.matches("81,103 †").count(),
+        3,
+        "the table cell, the bar's label and the same bar in E3's headline chart"
+    );
+    assert!(page.contains("<td class=\"num invalid\" title=\"the server stopped answering during the run (exit status 137: killed by the OOM killer)\">invalid</td>"));
+    // Fairness: bytes per response and the extra fields.
+    assert!(page.contains("<h4>Fairness: the bytes each server sends</h4>"));
+    assert!(page.contains("server (11 B)"), "no extra header field");
+}
+
+#[test]
+fn tool_bound_steps_and_partial_runs_are_marked() {
+    // A file from before the tool's CPU was recorded says so, and marks nothing.
+    let r = load("results-e3.json");
+    let md = markdown(&r);
+    assert!(md.contains("does not record wrk's own CPU"), "{md}");
+    assert!(!md.contains(" † |") && !md.contains("Partial run"), "{md}");
+
+    // The tool's CPU recorded: one step tool-bound, the others not.
+    let mut r = load("results-e3.json");
+    for s in &mut r.servers {
+        for st in &mut s.steps {
+            for run in st.repeats.iter_mut().chain(st.median.as_mut()) {
+                run.tool_cpu_percent = Some(40.0);
+                run.tool_cpus = Some(1);
+                if s.name == "server-prebuilt" && st.endpoint == "/" && st.step == "c100" {
+                    run.tool_cpu_percent = Some(99.5);
+                    run.tool_bound = true;
+                }
+            }
+        }
+    }
+    let md = markdown(&r);
+    let root = table(&md, "## `/`");
+    assert_eq!(cell(&root, "server-prebuilt", "req/s c100"), "81,103 †");
+    assert_eq!(cell(&root, "server-prebuilt", "req/s c1000"), "79,851");
+    assert_eq!(cell(&root, "server-prebuilt", "avg ms c100"), "2.93");
+    let sentence = md
+        .lines()
+        .find(|l| l.starts_with("**The load tool's limit, not the server's:**"))
+        .unwrap_or_else(|| panic!("no sentence in:\n{md}"));
+    assert!(
+        sentence.contains("wrk used at least 90 % of the CPUs it could use (of a CPU on its busiest thread, for a one-thread tool) in 1 of the steps")
+            && sentence.contains("server-prebuilt / c100 (tool CPU 100 % of 1 CPU)"),
+        "{sentence}"
+    );
+    let res = table(&md, "## Resources (server process tree, median of repeats)");
+    assert_eq!(res.1[0][10], "99.5 †");
+    // The chart marks the tool-bound step's requests/s bar (its label ends in `†`).
+    let svg = svg_string(&r);
+    assert!(
+        svg.contains(" †</text>"),
+        "no tool-bound bar label in the SVG"
+    );
+
+    // No step tool-bound: the sentence names the busiest.
+    for s in &mut r.servers {
+        for st in &mut s.steps {
+            for run in st.repeats.iter_mut().chain(st.median.as_mut()) {
+                run.tool_bound = false;
+            }
+        }
+    }
+    assert!(
+        !svg_string(&r).contains(" †</text>"),
+        "a bar marked with no step tool-bound"
+    );
+    let md = markdown(&r);
+    assert!(
+        md.contains("no step was tool-bound; wrk used at most 100 % of the CPUs it could use (server-prebuilt / c100, 100 % of 1 CPU)"),
+        "{md}"
+    );
+
+    // A partial run: the banner, before anything else.
+    r.complete = false;
+    r.incomplete_reason = Some("interrupted by SIGINT after 4 of 18 step runs".into());
+    let md = markdown(&r);
+    let banner = md.lines().nth(2).unwrap_or_default();
+    assert_eq!(
+        banner,
+        "> **Partial run: interrupted by SIGINT after 4 of 18 step runs.** This file was written after the last step that finished; the steps that had not run read `n/a`, and a step's median is over the repeats it had."
+    );
+    assert!(svg_string(&r).contains("PARTIAL RUN"));
+}
+
+#[test]
+fn disturbed_steps_and_the_cpu_split_are_shown() {
+    use bench_model::results::Interference;
+    // A file from before the machine was measured says it cannot tell.
+    let r = load("results-e3.json");
+    let md = markdown(&r);
+    assert!(
+        md.contains("**The machine:** this file does not record what else ran"),
+        "{md}"
+    );
+
+    // Every step measured on a quiet machine, with the CPU split; one step disturbed.
+    let mut r = load("results-e3.json");
+    for s in &mut r.servers {
+        for st in &mut s.steps {
+            for run in st.repeats.iter_mut().chain(st.median.as_mut()) {
+                run.interference = Some(Interference {
+                    other_cpu_percent: Some(1.5),
+                    steal_percent: 0.2,
+                    server_wait_percent: Some(0.8),
+                    tool_wait_percent: Some(1.0),
+                });
+                run.cpu_user_us_per_request = Some(4.0);
+                run.cpu_kernel_us_per_request = Some(8.22);
+            }
+        }
+    }
+    let quiet = markdown(&r);
+    assert!(
+        quiet.contains("**The machine:** quiet in every step: other work took at most 2 % of a CPU, steal at most 0 %, and the server waited for a CPU at most 1 % of the time (limits: 10 %, 5 %, and 5 % of waiting while other work ran)."),
+        "{quiet}"
+    );
+    assert!(!quiet.contains(" ‡ |") && !quiet.contains("‡ |"), "{quiet}");
+    let st = &mut r.servers[0].steps[0];
+    for run in st.repeats.iter_mut() {
+        run.interference.as_mut().unwrap().other_cpu_percent = Some(47.0);
+        run.disturbed = true;
+        run.disturbed_reason = Some("other work took 47 % of a CPU".into());
+    }
+    st.finish();
+    let md = markdown(&r);
+    let sentence = md
+        .lines()
+        .find(|l| l.starts_with("**The machine's figures, not the server's:**"))
+        .unwrap_or_else(|| panic!("no sentence in:\n{md}"));
+    assert!(
+        sentence.contains("in 1 of the steps below")
+            && sentence.contains("server-prebuilt / c100 (other work took 47 % of a CPU)"),
+        "{sentence}"
+    );
+    let root = table(&md, "## `/`");
+    assert_eq!(cell(&root, "server-prebuilt", "req/s c100"), "81,103 ‡");
+    assert_eq!(cell(&root, "server-prebuilt", "req/s c1000"), "79,851");
+    let res = table(&md, "## Resources (server process tree, median of repeats)");
+    assert_eq!(
+        res.1[0][7..].to_vec(),
+        ["12.22", "4.00", "8.22", "n/a", "47.0 ‡", "0.8"]
+    );
+    // The chart: the disturbed bar's label, the legend, and the CPU split as two segments.
+    let svg = svg_string(&r);
+    assert!(svg.contains(" ‡</text>"), "no disturbed bar label");
+    assert!(svg.contains("the machine was busy"), "no legend entry");
+    assert!(
+        svg.contains("light: kernel time (system calls, loopback TCP)"),
+        "no CPU split legend"
+    );
+    assert!(svg.contains("12.22 (4.00 + 8.22)"), "no split label");
+}
+
+/// A recorded quick E7 run of every server (`results-e7.json`: `bench run e7 --quick`,
+/// 2026-12-01, on a machine busy with other builds, so every figure is marked ‡).
+#[test]
+fn e7_tables_have_a_column_per_rung_and_each_servers_saturation() {
+    let r = load("results-e7.json");
+    let md = markdown(&r);
+    let head = [
+        "Server",
+        "Analogue of",
+        "Saturation",
+        "r1k",
+        "r10k",
+        "r40k",
+        "r120k",
+    ];
+    for endpoint in ["/hello", "/api/hello"] {
+        let t = table(
+            &md,
+            &format!("## `{endpoint}`: p99 ms · server CPU µs per request, at each offered rate"),
+        );
+        assert_eq!(t.0, head);
+        // A row per server that ran the endpoint: the peers ran /hello only.
+        let rows: Vec<&str> = t.1.iter().map(|r| r[0].as_str()).collect();
+        let ran: Vec<&str> = r
+            .servers
+            .iter()
+            .filter(|s| s.steps.iter().any(|st| st.endpoint == endpoint))
+            .map(|s| s.name.as_str())
+            .collect();
+        assert_eq!(rows, ran, "{endpoint}");
+        assert_eq!(rows.len(), if endpoint == "/hello" { 12 } else { 6 });
+        for s in &r.servers {
+            let Some(row) = t.1.iter().find(|row| row[0] == s.name) else {
+                continue;
+            };
+            for (id, got) in head[3..].iter().zip(&row[3..]) {
+                let want = match s
+                    .steps
+                    .iter()
+                    .find(|st| st.endpoint == endpoint && st.step == *id)
+                {
+                    // Above the rung it stopped at: not run.
+                    None => "—".to_string(),
+                    Some(st) => {
+                        let m = st.median.as_ref().unwrap();
+                        format!(
+                            "{:.2} · {:.2}{}",
+                            m.latency_us.p99.unwrap() as f64 / 1000.0,
+                            m.cpu_us_per_request.unwrap(),
+                            if m.disturbed { " ‡" } else { "" }
+                        )
+                    }
+                };
+                assert_eq!(got, &want, "{} {endpoint} {id}", s.name);
+            }
+            // The saturation: the rung it could not keep up with, and why.
+            let stop = s
+                .steps
+                .iter()
+                .find(|st| st.endpoint == endpoint && st.saturation.is_some())
+                .unwrap();
+            assert_eq!(
+                row[2],
+                format!("{}: {}", stop.step, stop.saturation.as_deref().unwrap())
+            );
+        }
+    }
+    let t = table(
+        &md,
+        "## `/hello`: p99 ms · server CPU µs per request, at each offered rate",
+    );
+    assert_eq!(cell(&t, "server-hyper", "r1k"), "3.98 · 81.92 ‡");
+    assert_eq!(cell(&t, "server-hyper", "r120k"), "—");
+    assert_eq!(
+        cell(&t, "server-hyper", "Saturation"),
+        "r40k: achieved 23,918 of 40,000 requests/s offered (59.7 %, under 95 %); p99 809.0 ms from the intended send times, over 100 ms"
+    );
+    assert_eq!(
+        cell(&t, "tornado", "Saturation"),
+        "r1k: p99 295.9 ms from the intended send times, over 100 ms"
+    );
+    // The achieved rate with its share of the offered one; the tail from the intended send
+    // time beside the one from the actual send. The other tables name only the rung.
+    let t = table(&md, "## `/hello`: requests/s achieved at each offered rate");
+    assert_eq!(cell(&t, "server-prebuilt", "r40k"), "39,241 (98 %) ‡");
+    assert_eq!(cell(&t, "server-prebuilt", "Saturation"), "r120k");
+    let t = table(
+        &md,
+        "## `/hello`: p99.9 ms from the intended send time · from the actual send",
+    );
+    assert_eq!(cell(&t, "server-hyper", "r1k"), "5.99 · 5.99 ‡");
+    // No bar-chart tables of the closed-loop experiments.
+    assert!(!md.contains("req/s r1k"), "{md}");
+}
+
+#[test]
+fn e7_marks_invalid_and_tool_bound_rungs_and_a_ladder_that_never_stopped() {
+    let mut r = load("results-e7.json");
+    let hyper = &mut r.servers[0];
+    assert_eq!(hyper.name, "server-hyper");
+    // r10k on /hello invalid (it stopped the ladder), r1k on /api/hello tool-bound, and
+    // /api/hello's saturation taken away: it kept up with every rung it ran.
+    hyper
+        .steps
+        .retain(|st| !(st.endpoint == "/hello" && st.step == "r40k"));
+    let st = hyper
+        .steps
+        .iter_mut()
+        .find(|st| st.endpoint == "/hello" && st.step == "r10k")
+        .unwrap();
+    st.valid = false;
+    st.invalid_reason = Some("the load tool was the limit at this rate (…)".into());
+    for st in hyper
+        .steps
+        .iter_mut()
+        .filter(|st| st.endpoint == "/api/hello")
+    {
+        st.saturation = None;
+        if st.step == "r1k" {
+            st.median.as_mut().unwrap().tool_bound = true;
+        }
+    }
+    let md = markdown(&r);
+    let t = table(
+        &md,
+        "## `/hello`: p99 ms · server CPU µs per request, at each offered rate",
+    );
+    assert_eq!(cell(&t, "server-hyper", "r10k"), "invalid");
+    assert_eq!(
+        cell(&t, "server-hyper", "Saturation"),
+        "not found: r10k invalid"
+    );
+    let t = table(
+        &md,
+        "## `/api/hello`: p99 ms · server CPU µs per request, at each offered rate",
+    );
+    assert!(cell(&t, "server-hyper", "r1k").ends_with(" †‡"));
+    assert_eq!(
+        cell(&t, "server-hyper", "Saturation"),
+        "none: kept up to r40k"
+    );
+    assert!(
+        md.contains(
+            "## Invalid steps\n\n- server-hyper `/hello` r10k: the load tool was the limit"
+        )
+    );
+    let svg = svg_string(&r);
+    well_formed(&svg).unwrap();
+    assert!(
+        svg.contains(">✕</text>"),
+        "the invalid rung is marked on the charts"
+    );
+    assert!(svg.contains("† the load generator was ≥ 90 % busy"));
+}
+
+#[test]
+fn e7_charts_are_latency_and_cpu_against_the_offered_rate() {
+    let r = load("results-e7.json");
+    let svg = svg_string(&r);
+    well_formed(&svg).unwrap();
+    let texts = texts(&svg);
+    // Per endpoint: latency (p50, p99, p99.9) and CPU per request against the offered rate;
+    // none of the closed-loop experiments' bar charts.
+    for endpoint in ["/hello", "/api/hello"] {
+        for title in [
+            "Latency against the offered rate (from each request&#39;s intended send time)",
+            "Server CPU time per request against the offered rate",
+        ] {
+            let want = format!("{title} · {endpoint}");
+            assert!(texts.contains(&want), "no {want:?} in {texts:?}");
+        }
+    }
+    assert!(!svg.contains("class=\"bar\""));
+    assert!(!texts.iter().any(|t| t.starts_with("Requests per second")));
+    for panel in ["p50", "p99", "p99.9", "CPU µs per request"] {
+        assert!(texts.iter().any(|t| t == panel), "{panel}");
+    }
+    for axis in [
+        "latency, log scale (less is better) ↑",
+        "CPU µs/request, log scale (less is better) ↑",
+        "offered rate, requests/s (log scale) →",
+        "100 ms: the keep-up limit",
+        "1k",
+        "10k",
+        "100k",
+    ] {
+        assert!(texts.iter().any(|t| t == axis), "{axis:?} in {texts:?}");
+    }
+    // Every server in the legend; a point per measured rung and figure (3 latency panels
+    // and the CPU panel), each with its tooltip; a hollow marker per saturation and panel.
+    for s in &r.servers {
+        assert!(texts.iter().any(|t| t == &s.name), "{}", s.name);
+    }
+    let rungs = r.servers.iter().flat_map(|s| &s.steps).count();
+    assert_eq!(svg.matches("class=\"mark\"").count(), 4 * rungs);
+    let saturations = r
+        .servers
+        .iter()
+        .flat_map(|s| &s.steps)
+        .filter(|st| st.saturation.is_some())
+        .count();
+    assert_eq!(
+        svg.matches("fill=\"#FFFFFF\" stroke=").count(),
+        4 * saturations + 4
+    );
+    assert!(svg.contains("solid: Rust variant, dashed: peer (a pair shares a colour)"));
+    // A closed-loop run has no charts against the rate.
+    assert!(!svg_string(&load("results-e3.json")).contains("against the offered rate"));
+    // The page: E7's section, with the four charts.
+    let page = html(&[Doc {
+        results: r,
+        href: None,
+    }]);
+    assert!(page.contains("<section class=\"experiment\" id=\"e7\">"));
+    assert_eq!(
+        page.matches("<svg class=\"chart\" data-chart=\"latency-rate\"")
+            .count(),
+        2
+    );
+    assert_eq!(
+        page.matches("<svg class=\"chart\" data-chart=\"cpu-rate\"")
+            .count(),
+        2
+    );
+    // And the first, the headline chart of its findings.
+    assert_eq!(page.matches("data-chart=\"latency-rate\"").count(), 3);
+}
+
+#[test]
+fn the_page_opens_with_the_findings_and_names_no_machine_path_or_port() {
+    let mut e3 = load("results-e3.json");
+    // Paths and ports as a run on some machine might record them.
+    e3.command[0] = "/home/someone/bin/bench".into();
+    e3.notes.push(
+        "server binary /work/main/target/release/server-hyper, scratch in /tmp/bench-1".into(),
+    );
+    let docs: Vec<Doc> = [e3, load("results-e1.json"), load("results-e4.json")]
+        .into_iter()
+        .map(|results| Doc {
+            results,
+            href: None,
+        })
+        .collect();
+    let page = html(&docs);
+    let at = |s: &str| page.find(s).unwrap_or_else(|| panic!("no {s:?}"));
+    // The findings come first in <main>, before any experiment's section, each experiment
+    // with its sentences, its headline chart and a link down to it.
+    assert!(page.contains("<main>\n<section id=\"findings\" class=\"findings\">"));
+    assert!(at("id=\"findings\"") < at("<section class=\"experiment\""));
+    let findings = &page[at("id=\"findings\"")..at("<section class=\"experiment\"")];
+    assert!(
+        findings.contains("<code>server-prebuilt</code> serves 6.30× <code>node-http</code>&#39;s requests/s here (<code>/</code>, 100 connections: 81,103 vs 12,883 requests/s); the article: 2.58× (Blazeio vs node:http). <a class=\"from\" href=\"#e3-20261129T224000Z\">(run of 2026-11-29)</a>"),
+        "{findings}"
+    );
+    assert_eq!(findings.matches("<svg class=\"headline-chart\"").count(), 3);
+    assert!(findings.contains("<a href=\"#e4\">E4 in detail ↓</a>"));
+    // Each run's provenance folded, the commit short.
+    assert_eq!(page.matches("<details class=\"provenance\">").count(), 3);
+    assert!(page.contains("commit <code>a747613</code>, run of 2026-11-29"));
+    assert!(!page.contains("a747613c0ffee"), "the full hash");
+    // No port, no machine path; the file names stay.
+    for bad in ["127.0.0.1:", "localhost:", "/work/", "/home/", "/tmp/"] {
+        assert!(!page.contains(bad), "the page has {bad:?}");
+    }
+    assert!(page.contains("http://SERVER/"));
+    assert!(page.contains("server binary server-hyper, scratch in bench-1"));
+    // The markdown report opens with the same sentences.
+    let md = markdown(&load("results-e3.json"));
+    let (head, rest) = md.split_once("## Findings\n\n").expect("no findings");
+    assert!(!head.contains("## "), "a section before the findings");
+    assert!(
+        rest.starts_with("- `server-prebuilt` serves 6.30× `node-http`"),
+        "{rest}"
+    );
+}

@@ -1,0 +1,291 @@
+//! The built-in generator: `loadgen URL -c N [-d D] [-n N] --mode M [-p P] [--timeout T]
+//! [-H …] [--warmup W] --json --no-progress`, and its `loadgen.report/1` JSON.
+//!
+//! It does every mode and both bounds. Its latency summary has p50/p75/p90/p95/p99/p99.9.
+//! Its `requests` are the answers and the transport errors (connect, read, write, timeout,
+//! framing), never the requests cut off by the end of a timed run; an answer with any
+//! status but a 2xx is a status error here (its own errors count 4xx and 5xx only), from
+//! its answers by status class.
+//! When one of its threads was busy nearly all the time the run's notes say the generator,
+//! not the server, may have set the pace.
+
+use loadgen::Report;
+
+use bench_model::results::{Errors, Latency, Run};
+
+use super::{LoadSpec, ParseError, Tool, duration_arg, finite, header_args, us};
+
+const T: Tool = Tool::Builtin;
+
+pub(super) fn argv(spec: &LoadSpec, url: &str) -> Vec<String> {
+    let mut a = vec![url.to_string()];
+    if spec.stages.is_empty() {
+        a.extend(["-c".into(), spec.connections.to_string()]);
+    } else {
+        let stages: Vec<String> = spec
+            .stages
+            .iter()
+            .map(|s| format!("{}:{}", duration_arg(s.duration), s.connections))
+            .collect();
+        a.extend(["--stages".into(), stages.join(",")]);
+    }
+    if let Some(d) = spec.duration {
+        a.extend(["-d".into(), duration_arg(d)]);
+    }
+    if let Some(n) = spec.requests {
+        a.extend(["-n".into(), n.to_string()]);
+    }
+    if let Some(rate) = spec.rate {
+        a.extend(["-R".into(), rate.to_string()]);
+    }
+    a.extend(["--mode".into(), spec.mode.name().to_string()]);
+    if spec.pipeline > 1 {
+        a.extend(["-p".into(), spec.pipeline.to_string()]);
+    }
+    if let Some(t) = spec.timeout {
+        a.extend(["--timeout".into(), duration_arg(t)]);
+    }
+    a.extend(header_args("-H", &spec.headers));
+    if let Some(w) = spec.warmup {
+        a.extend(["--warmup".into(), duration_arg(w)]);
+    }
+    a.extend(["--json".into(), "--no-progress".into()]);
+    a
+}
+
+pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
+    if stdout.trim().is_empty() {
+        return Err(ParseError::missing(T, "JSON report", stderr));
+    }
+    let report: Report =
+        serde_json::from_str(stdout).map_err(|e| ParseError::invalid(T, "the JSON report", e))?;
+    if report.schema != loadgen::SCHEMA {
+        return Err(ParseError::invalid(T, "the schema", report.schema));
+    }
+    let r = report.result;
+    let e = r.errors;
+    let l = &r.latency;
+    let has = l.count > 0;
+    // A report from before loadgen had p95 says 0 there: not a measurement.
+    let p95 = (has && l.p95_us > 0).then_some(l.p95_us);
+    let mut notes = Vec::new();
+    if has && p95.is_none() {
+        notes.push("this loadgen report has no p95".to_string());
+    }
+    // Every answer but a 2xx is a failed request; loadgen's own errors count 4xx and 5xx.
+    let c = r.status;
+    let unexpected = c.s1xx.saturating_add(c.s3xx);
+    if unexpected > 0 {
+        notes.push(format!(
+            "loadgen: {unexpected} answers with a 1xx or 3xx status are counted as failed \
+             (loadgen itself counts them as ok)"
+        ));
+    }
+    if matches!(report.config.load, loadgen::Load::Open { .. }) {
+        notes.push(
+            "loadgen -R: each connection has a schedule, and a request's latency runs from its \
+             intended send time when the schedule was behind (the server, or the generator, had \
+             held it up), so a stall counts in every request it delayed; the latency from the \
+             actual send is kept beside it"
+                .to_string(),
+        );
+    }
+    if r.cpu.generator_bound {
+        notes.push(format!(
+            "loadgen was busy: a worker thread used {:.0} % of a CPU, so it may have set the pace",
+            r.cpu.max_thread_utilisation * 100.0
+        ));
+    }
+    Ok(Run {
+        requests: r.requests,
+        duration_s: finite(r.duration_s),
+        requests_per_s: finite(r.requests_per_s),
+        transfer_bytes_per_s: finite(r.transfer_per_s),
+        bytes_per_response: finite(r.bytes_per_response),
+        latency_us: Latency {
+            mean: has.then_some(l.mean_us).filter(|m| m.is_finite()),
+            p50: has.then_some(l.p50_us),
+            p90: has.then_some(l.p90_us),
+            p95,
+            p99: has.then_some(l.p99_us),
+            p999: has.then_some(l.p99_9_us),
+            max: has.then_some(l.max_us).and_then(|m| us(m as f64)),
+        },
+        latency_uncorrected_us: r
+            .latency_uncorrected
+            .as_ref()
+            .filter(|l| l.count > 0)
+            .map(latency),
+        errors: Errors {
+            connect: e.connect,
+            read: e.read,
+            write: e.write,
+            timeout: e.timeout,
+            status: unexpected.saturating_add(c.s4xx).saturating_add(c.s5xx),
+            other: e.framing,
+        },
+        tool_bound: r.cpu.generator_bound,
+        notes,
+        ..Run::default()
+    })
+}
+
+/// The open model's latency from the actual send (loadgen's `latency_uncorrected`).
+fn latency(l: &loadgen::report::Latency) -> Latency {
+    Latency {
+        mean: Some(l.mean_us).filter(|m| m.is_finite()),
+        p50: Some(l.p50_us),
+        p90: Some(l.p90_us),
+        p95: Some(l.p95_us).filter(|&p| p > 0),
+        p99: Some(l.p99_us),
+        p999: Some(l.p99_9_us),
+        max: us(l.max_us as f64),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::tests::data;
+    use crate::{LoadSpec, Mode};
+
+    #[test]
+    fn argv_is_exact() {
+        let mut s = LoadSpec::keep_alive(50, Duration::from_secs(2));
+        s.timeout = Some(Duration::from_millis(1500));
+        s.warmup = Some(Duration::from_secs(1));
+        s.mode = Mode::Http10KeepAlive;
+        s.requests = Some(1000);
+        s.headers.push(("Authorization".into(), "Bearer t".into()));
+        let a = Tool::Builtin
+            .argv(&s, "http://127.0.0.1:1/hello", Path::new("/t/loadgen"))
+            .unwrap();
+        assert_eq!(
+            a.join(" "),
+            "/t/loadgen http://127.0.0.1:1/hello -c 50 -d 2s -n 1000 --mode http1.0-keep-alive \
+             --timeout 1500ms -H Authorization: Bearer t --warmup 1s --json --no-progress"
+        );
+        let mut p = LoadSpec::keep_alive(100, Duration::from_secs(5));
+        p.pipeline = 16;
+        let a = Tool::Builtin
+            .argv(&p, "http://h:1/", Path::new("lg"))
+            .unwrap();
+        assert_eq!(
+            a.join(" "),
+            "lg http://h:1/ -c 100 -d 5s --mode keep-alive -p 16 --json --no-progress"
+        );
+        let s = LoadSpec {
+            duration: None,
+            stages: loadgen::config::parse_stages("1m:100,2m:500,500ms:0").unwrap(),
+            ..LoadSpec::keep_alive(1, Duration::from_secs(1))
+        };
+        let a = Tool::Builtin
+            .argv(&s, "http://h:1/", Path::new("lg"))
+            .unwrap();
+        assert_eq!(
+            a.join(" "),
+            "lg http://h:1/ --stages 60s:100,120s:500,500ms:0 --mode keep-alive --json --no-progress"
+        );
+    }
+
+    #[test]
+    fn recorded_run() {
+        let r = Tool::Builtin
+            .parse(&data("loadgen-c50-keepalive.json"), "")
+            .unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(&data("loadgen-c50-keepalive.json")).unwrap();
+        assert_eq!(r.requests, 168_996);
+        assert_eq!(r.duration_s, 2.0);
+        assert_eq!(r.requests_per_s, 84_498.0);
+        assert_eq!(
+            r.transfer_bytes_per_s,
+            v["result"]["transfer_per_s"].as_f64().unwrap()
+        );
+        assert_eq!(r.bytes_per_response, 193_162_428.0 / 168_996.0);
+        assert_eq!(r.latency_us.p50, v["result"]["latency"]["p50_us"].as_u64());
+        assert_eq!(r.latency_us.p99, v["result"]["latency"]["p99_us"].as_u64());
+        assert_eq!(r.latency_us.max, v["result"]["latency"]["max_us"].as_u64());
+        // Recorded before loadgen reported p95: no p95, and a note says so.
+        assert_eq!(r.latency_us.p95, None);
+        assert!(
+            r.notes.iter().any(|n| n.contains("no p95")),
+            "{:?}",
+            r.notes
+        );
+        assert_eq!(r.errors, Errors::default());
+        // The same report with a p95, as loadgen writes it now.
+        let mut v = v;
+        v["result"]["latency"]["p95_us"] = serde_json::json!(1234);
+        let r = Tool::Builtin.parse(&v.to_string(), "").unwrap();
+        assert_eq!(r.latency_us.p95, Some(1234));
+        assert!(!r.notes.iter().any(|n| n.contains("p95")), "{:?}", r.notes);
+    }
+
+    #[test]
+    fn recorded_errors() {
+        let r = Tool::Builtin
+            .parse(&data("loadgen-c10-flaky.json"), "")
+            .unwrap();
+        assert_eq!(
+            r.errors,
+            Errors {
+                read: 3347,
+                status: 1913,
+                ..Errors::default()
+            }
+        );
+    }
+
+    #[test]
+    fn every_failed_request_is_counted_in_errors_and_requests() {
+        // status500.py 1, every answer a 500 (tests/data/README.md).
+        let r = Tool::Builtin
+            .parse(&data("loadgen-n400-c2-500.json"), "")
+            .unwrap();
+        assert_eq!(
+            (r.requests, r.errors.status, r.errors.total()),
+            (400, 400, 400)
+        );
+        // status500.py 50: 8 500s among 400.
+        let r = Tool::Builtin
+            .parse(&data("loadgen-n400-c2-every50.json"), "")
+            .unwrap();
+        assert_eq!((r.requests, r.errors.total()), (400, 8));
+        // A 3xx (or 1xx) answer is not what any step asks for: a failure here, though
+        // loadgen's own errors count 4xx and 5xx only (the same report, 8 500s made 302s).
+        let mut v: serde_json::Value =
+            serde_json::from_str(&data("loadgen-n400-c2-every50.json")).unwrap();
+        v["result"]["status"]["s5xx"] = 0.into();
+        v["result"]["status"]["s3xx"] = 8.into();
+        v["result"]["errors"]["status_5xx"] = 0.into();
+        let r = Tool::Builtin.parse(&v.to_string(), "").unwrap();
+        assert_eq!((r.requests, r.errors.status), (400, 8));
+        assert!(
+            r.notes
+                .iter()
+                .any(|n| n.contains("8 answers with a 1xx or 3xx")),
+            "{:?}",
+            r.notes
+        );
+        // What loadgen cannot tell: its status counts are by class, so a 2xx other than 200
+        // (a 204) is a success.
+    }
+
+    #[test]
+    fn failures() {
+        let e = Tool::Builtin
+            .parse("", "loadgen: connection refused\n")
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "builtin's output has no JSON report (stderr: loadgen: connection refused)"
+        );
+        let other =
+            data("loadgen-c50-keepalive.json").replace("loadgen.report/1", "loadgen.report/2");
+        assert!(Tool::Builtin.parse(&other, "").is_err());
+    }
+}
