@@ -4,9 +4,9 @@
 
 use std::process::ExitCode;
 
+use bench::cli::BadInput;
 use bench::cli::{Cli, Cmd, ToolsCmd};
 use bench::cmd::{idle, instructions, list, publish, run, tools, verify};
-use bench::plan::BadInput;
 use bench::say;
 use bench::step::procs;
 use bench::step::server::Env;

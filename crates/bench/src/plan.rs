@@ -8,9 +8,8 @@
 //! [`Plan::new`] reads the command line and servers.toml into a [`Plan`]; the `run` command
 //! (`cmd::run`) carries it out. A refusal of what the command line asked for (an unknown
 //! experiment, tool or server; a tool that is not installed or cannot apply a step) is a
-//! [`BadInput`], which the binary turns into exit status 2.
+//! [`BadInput`](crate::cli::BadInput), which the binary turns into exit status 2.
 
-use std::fmt;
 use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -18,29 +17,11 @@ use std::time::Duration;
 use anyhow::{anyhow, bail};
 use manifest::{Manifest, Server};
 
-use crate::cli::RunArgs;
+use crate::cli::{RunArgs, bad};
 use crate::step::server::{self, Availability, Env};
 use crate::step::{spec, warmup_spec};
 use bench_model::experiment::{self, Experiment, Step};
 use bench_tools::Tool;
-
-/// The command line asked for something that cannot be done (exit status 2, like a flag
-/// clap rejects), with the reason in one line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BadInput(pub String);
-
-impl fmt::Display for BadInput {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for BadInput {}
-
-/// `e` as a [`BadInput`].
-pub fn bad(e: impl fmt::Display) -> anyhow::Error {
-    anyhow::Error::new(BadInput(e.to_string()))
-}
 
 /// A run, as it will be carried out.
 #[derive(Clone, Debug)]

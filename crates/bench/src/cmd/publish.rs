@@ -25,8 +25,9 @@ use anyhow::{Context, bail};
 use manifest::Manifest;
 use serde::{Deserialize, Serialize};
 
+use crate::cli::bad;
 use crate::cli::{CompareArgs, PublishArgs, RunArgs, StartArgs};
-use crate::plan::{Plan, Subjects, bad};
+use crate::plan::{Plan, Subjects};
 use crate::provenance;
 use crate::step::pin;
 use crate::step::server::{self, Env};

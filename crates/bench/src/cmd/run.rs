@@ -177,7 +177,7 @@ pub fn preflight(allow_busy: bool) -> anyhow::Result<String> {
             crate::say!("{why} (measuring anyway: --allow-busy)");
             Ok(format!("{seen}; measured anyway (--allow-busy)"))
         }
-        Some(why) => Err(crate::plan::bad(why)),
+        Some(why) => Err(crate::cli::bad(why)),
     }
 }
 

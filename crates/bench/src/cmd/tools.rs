@@ -24,7 +24,8 @@ use anyhow::{Context, bail};
 
 use super::run::Partial;
 use crate::cli::CompareArgs;
-use crate::plan::{bad, find_serving, refuse_unless_applicable};
+use crate::cli::bad;
+use crate::plan::{find_serving, refuse_unless_applicable};
 use crate::provenance;
 use crate::step::server::{self, Availability, Env};
 use crate::step::signals::Interrupted;
