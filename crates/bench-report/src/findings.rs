@@ -276,7 +276,7 @@ mod tests {
         assert_eq!(number("< 0.5 %"), None);
         assert_eq!(number("read 256"), None);
         // E2's article ratio, computed from its two figures: 5,125 / 10,900.
-        let e2 = experiment::find("e2").unwrap();
+        let e2 = &experiment::E2;
         let (y, systems) = article(e2, &e2.findings[0]).unwrap();
         assert_eq!((format!("{y:.2}"), systems), ("0.47".to_string(), None));
         assert_eq!(ratio(0.4165), "0.42×");

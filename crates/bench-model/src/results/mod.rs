@@ -997,13 +997,17 @@ mod tests {
         step.finish();
         Results {
             schema: SCHEMA.into(),
-            experiment: "e3".into(),
+            experiment: crate::experiment::E3.id.into(),
             title: "t".into(),
             started_utc: "2026-11-29T22:40:00Z".into(),
             finished_utc: "2026-11-29T22:43:10Z".into(),
             complete: true,
             incomplete_reason: None,
-            command: vec!["bench".into(), "run".into(), "e3".into()],
+            command: vec![
+                "bench".into(),
+                "run".into(),
+                crate::experiment::E3.id.into(),
+            ],
             machine: Machine {
                 hostname: "bench-test".into(),
                 kernel: "Linux 6.18.44".into(),

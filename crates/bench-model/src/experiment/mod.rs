@@ -19,7 +19,7 @@
 //! E7, the open-loop profile, is no article's either: a ladder of offered rates ([`Ladder`]) on
 //! `/hello` and `/api/hello` at 100 keep-alive connections, 10 s per rung after a 1 s warm-up
 //! at the same rate (2 s rungs and a shorter ladder with `--quick`); a server's ladder on an
-//! endpoint stops at the first rung it cannot hold (`step::verdict::saturated`). By default
+//! endpoint stops at the first rung it cannot hold ([`crate::rules::saturated`]). By default
 //! the peers run `/hello` only ([`Experiment::peers_on`]), so that a run of every server fits
 //! in 30 minutes on the project's 2-CPU machine; a peer named in `--servers` runs both.
 //!
@@ -28,10 +28,32 @@
 //! connections (TFB also runs 16,384: past what one load process keeps open here beside a
 //! server of 16,384 sockets within RLIMIT_NOFILE 20,000), and its JSON test (`/api/hello`, no
 //! pipelining) at 16, 64, 256 and 512.
+//!
+//! One file per experiment, `e1.rs` … `e7.rs`: its [`Experiment`] (`E1` … `E7`: endpoints,
+//! steps, what its report shows, its findings and headline columns) and the figures its
+//! article reported. This file holds the types they are made of and what they share (the
+//! sizing of a step, [`ALL`], [`find`]); nothing in the workspace matches on an experiment's
+//! id.
 
 use std::time::Duration;
 
 use loadgen::Mode;
+
+mod e1;
+mod e2;
+mod e3;
+mod e4;
+mod e5;
+mod e6;
+mod e7;
+
+pub use e1::E1;
+pub use e2::E2;
+pub use e3::E3;
+pub use e4::E4;
+pub use e5::E5;
+pub use e6::{E6, TFB_PIPELINE};
+pub use e7::{E7, E7_LADDER};
 
 /// The token `/api/private` accepts by default (servers are started without `AUTH_TOKEN`).
 pub const TOKEN: &str = contract::body::DEFAULT_AUTH_TOKEN;
@@ -63,6 +85,8 @@ pub struct Experiment {
     /// A ladder of offered rates (E7): each endpoint's steps are its rungs; `None` for an
     /// experiment of fixed steps.
     pub ladder: Option<Ladder>,
+    /// Its steps on one endpoint (an experiment of no ladder), in the order they run.
+    pub fixed_steps: FixedSteps,
     /// The endpoints a peer runs when the servers are not named (`--servers`): empty for
     /// every endpoint. E7's peers run `/hello` only, to keep the default run within its time.
     pub peers_on: &'static [&'static str],
@@ -201,75 +225,6 @@ const fn serves(
     }
 }
 
-const E1_FINDINGS: &[Finding] = &[
-    serves("fastify", "express", E1_HELLO, "c1000"),
-    Finding {
-        a: side("express", E1_HELLO, Pick::Step("c1000")),
-        b: side("fastify", E1_HELLO, Pick::Step("c1000")),
-        quantity: Quantity::P99Ms,
-        says: "{a}'s p99 is {x} {b}'s",
-        article: Some(("express", "fastify")),
-    },
-];
-
-const E3_FINDINGS: &[Finding] = &[
-    Finding {
-        article: Some(("blazeio", "node-http")),
-        ..serves("server-prebuilt", "node-http", "/", "c100")
-    },
-    serves("blazeio", "node-http", "/", "c100"),
-];
-
-const E4_FINDINGS: &[Finding] = &[
-    Finding {
-        a: side("node-http", "/api/sync", Pick::Step("sync")),
-        b: side("node-http", PROBE_ENDPOINT, Pick::Step(BASELINE)),
-        quantity: Quantity::ProbeP99Ms,
-        says: "While `/api/sync` blocks {a}'s event loop, its probe on `/api/hello` waits {x} its idle p99",
-        article: None,
-    },
-    Finding {
-        a: side("node-http", "/api/sync-offload", Pick::Step("sync-offload")),
-        b: side("node-http", PROBE_ENDPOINT, Pick::Step(BASELINE)),
-        quantity: Quantity::ProbeP99Ms,
-        says: "With the same work offloaded (`/api/sync-offload`), {a}'s probe p99 is {x} its idle one",
-        article: None,
-    },
-];
-
-const E2_FINDINGS: &[Finding] = &[serves("express", "node-http", E2_ECHO, "c100")];
-
-const E5_FINDINGS: &[Finding] = &[
-    serves("go-http", "node-http", "/hello", "c100"),
-    serves("nginx-lua-1", "node-http", "/hello", "c100"),
-    serves("tornado", "node-http", "/hello", "c100"),
-];
-
-const E6_FINDINGS: &[Finding] = &[Finding {
-    a: side("server-prebuilt", "/hello", Pick::Best),
-    b: side("server-hyper", "/hello", Pick::Best),
-    quantity: Quantity::RequestsPerS,
-    says: "{a}'s best plaintext is {x} {b}'s",
-    article: None,
-}];
-
-const E7_FINDINGS: &[Finding] = &[
-    Finding {
-        a: side("server-prebuilt", "/hello", Pick::KeptUp),
-        b: side("node-http", "/hello", Pick::KeptUp),
-        quantity: Quantity::KeptUp,
-        says: "{a} keeps up with {x} the offered rate {b} does",
-        article: None,
-    },
-    Finding {
-        a: side("server-prebuilt", "/hello", Pick::Step("r10k")),
-        b: side("node-http", "/hello", Pick::Step("r10k")),
-        quantity: Quantity::CpuUsPerRequest,
-        says: "At 10,000 requests/s {a} spends {x} {b}'s CPU time per request",
-        article: None,
-    },
-];
-
 /// What an experiment's report shows beyond what every report has (the header, the
 /// sentences on the tool's and the machine's limits, then resources, spread, invalid steps
 /// and caveats): its own tables, in order, and its charts. The markdown report, the SVG file
@@ -398,20 +353,6 @@ pub struct Ladder {
     pub timeout: Duration,
 }
 
-/// E7's ladder: the open-loop profile's rates, 1k … 160k requests/s, 10 s per rung rather than
-/// the profile's 15 s, so that a run of every server fits in 30 minutes on a 2-CPU machine.
-pub const E7_LADDER: Ladder = Ladder {
-    rates: &[
-        1_000, 5_000, 10_000, 20_000, 40_000, 80_000, 120_000, 160_000,
-    ],
-    quick_rates: &[1_000, 10_000, 40_000, 120_000],
-    connections: 100,
-    rung: Duration::from_secs(10),
-    quick_rung: Duration::from_secs(2),
-    warmup: Duration::from_secs(1),
-    timeout: Duration::from_secs(10),
-};
-
 /// The id of the rung at `rate` requests/s: `r1k`, `r160k`, `r1500`.
 pub fn rate_id(rate: u64) -> String {
     if rate >= 1000 && rate.is_multiple_of(1000) {
@@ -507,210 +448,6 @@ const fn fig(
 
 use Measure::*;
 
-const E1_HELLO: &str = "/api/hello";
-const E1_REPORTED: &[Reported] = &[
-    fig(
-        "Express",
-        "express",
-        E1_HELLO,
-        "c100",
-        RequestsPerS,
-        "1,240",
-    ),
-    fig(
-        "Express",
-        "express",
-        E1_HELLO,
-        "c500",
-        RequestsPerS,
-        "1,860",
-    ),
-    fig(
-        "Express",
-        "express",
-        E1_HELLO,
-        "c1000",
-        RequestsPerS,
-        "2,010",
-    ),
-    fig("Koa", "koa", E1_HELLO, "c100", RequestsPerS, "1,380"),
-    fig("Koa", "koa", E1_HELLO, "c500", RequestsPerS, "2,100"),
-    fig("Koa", "koa", E1_HELLO, "c1000", RequestsPerS, "2,250"),
-    fig(
-        "Fastify",
-        "fastify",
-        E1_HELLO,
-        "c100",
-        RequestsPerS,
-        "2,200",
-    ),
-    fig(
-        "Fastify",
-        "fastify",
-        E1_HELLO,
-        "c500",
-        RequestsPerS,
-        "3,650",
-    ),
-    fig(
-        "Fastify",
-        "fastify",
-        E1_HELLO,
-        "c1000",
-        RequestsPerS,
-        "4,120",
-    ),
-    fig("Fastify", "fastify", E1_HELLO, "c1000", P50Ms, "9.8"),
-    fig("Fastify", "fastify", E1_HELLO, "c1000", P95Ms, "23.7"),
-    fig("Fastify", "fastify", E1_HELLO, "c1000", P99Ms, "45.2"),
-    fig("Express", "express", E1_HELLO, "c1000", P50Ms, "18.2"),
-    fig("Express", "express", E1_HELLO, "c1000", P95Ms, "42.3"),
-    fig("Express", "express", E1_HELLO, "c1000", P99Ms, "78.6"),
-    fig(
-        "Express",
-        "express",
-        E1_HELLO,
-        "c1000",
-        RssBeforeAfterMb,
-        "68 → 132",
-    ),
-    fig(
-        "Fastify",
-        "fastify",
-        E1_HELLO,
-        "c1000",
-        RssBeforeAfterMb,
-        "62 → 75",
-    ),
-    fig("Express", "express", E1_HELLO, "c1000", ErrorRate, "2.3 %"),
-    fig(
-        "Fastify", "fastify", E1_HELLO, "c1000", ErrorRate, "< 0.5 %",
-    ),
-];
-
-const E2_ECHO: &str = "/api?name=John&lastname=Doe";
-const E2_REPORTED: &[Reported] = &[
-    fig(
-        "node:http",
-        "node-http",
-        E2_ECHO,
-        "c100",
-        RequestsPerS,
-        "≈ 10,900",
-    ),
-    fig("node:http", "node-http", E2_ECHO, "c100", MeanMs, "9.2"),
-    fig("node:http", "node-http", E2_ECHO, "c100", KbPerS, "988"),
-    fig(
-        "Express",
-        "express",
-        E2_ECHO,
-        "c100",
-        RequestsPerS,
-        "5,000–5,250",
-    ),
-];
-
-const E3_REPORTED: &[Reported] = &[
-    fig("Blazeio", "blazeio", "/", "c100", RequestsPerS, "33,294"),
-    fig("Blazeio", "blazeio", "/", "c1000", RequestsPerS, "34,800"),
-    fig("Blazeio", "blazeio", "/", "c10000", RequestsPerS, "27,061"),
-    fig(
-        "node:http",
-        "node-http",
-        "/",
-        "c100",
-        RequestsPerS,
-        "12,883",
-    ),
-    fig(
-        "node:http",
-        "node-http",
-        "/",
-        "c1000",
-        RequestsPerS,
-        "13,199",
-    ),
-    fig(
-        "node:http",
-        "node-http",
-        "/",
-        "c10000",
-        RequestsPerS,
-        "9,381",
-    ),
-    fig("Blazeio", "blazeio", "/", "c1000", MeanMs, "4.8"),
-    fig("node:http", "node-http", "/", "c1000", MeanMs, "388"),
-    fig("Blazeio", "blazeio", "/", "c10000", SocketErrors, "0"),
-    fig(
-        "node:http",
-        "node-http",
-        "/",
-        "c10000",
-        SocketErrors,
-        "read 256",
-    ),
-];
-
-const E4_REPORTED: &[Reported] = &[fig(
-    "node:http",
-    "node-http",
-    "/api/async",
-    "async",
-    RequestsPerS,
-    "≈ 9,000",
-)];
-
-const E5_REPORTED: &[Reported] = &[
-    fig(
-        "Node.js, 1 process",
-        "node-http",
-        "/hello",
-        "c100",
-        RequestsPerS,
-        "4,042",
-    ),
-    fig(
-        "Node.js cluster of 24",
-        "node-cluster",
-        "/hello",
-        "c100",
-        RequestsPerS,
-        "5,816",
-    ),
-    fig(
-        "Tornado",
-        "tornado",
-        "/hello",
-        "c100",
-        RequestsPerS,
-        "1,283",
-    ),
-    fig(
-        "Go net/http",
-        "go-http",
-        "/hello",
-        "c100",
-        RequestsPerS,
-        "77,451",
-    ),
-    fig(
-        "OpenResty, 1 worker",
-        "nginx-lua-1",
-        "/hello",
-        "c100",
-        RequestsPerS,
-        "25,001",
-    ),
-    fig(
-        "OpenResty, 24 workers",
-        "nginx-lua-n",
-        "/hello",
-        "c100",
-        RequestsPerS,
-        "70,333",
-    ),
-];
-
 /// One step of an experiment against one server.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Step {
@@ -792,265 +529,7 @@ const NO_HEADERS: &[(&str, &str)] = &[];
 const BEARER: &[(&str, &str)] = &[("Authorization", "Bearer bench-token")];
 
 /// Every experiment, in order.
-pub const ALL: [Experiment; 7] = [
-    Experiment {
-        id: "e1",
-        manifest_id: "E1",
-        title: "Express vs Fastify vs Koa under a ramp: 100, 500, 1000 connections on /api/hello and the Bearer-token /api/private",
-        article_load: "k6 stages 1m:100, 2m:500, 2m:1000, 1m:0; 3 repetitions",
-        repeat: 3,
-        scenarios_only: false,
-        endpoints: &[("/api/hello", NO_HEADERS), ("/api/private", BEARER)],
-        question: "Which Node.js framework keeps up under a ramp to 1,000 connections: Express, Koa or Fastify?",
-        reported: E1_REPORTED,
-        ladder: None,
-        peers_on: &[],
-        reported_note: "The article's latency, RSS and error rate are over its whole k6 ramp (RSS: before and after 300 s); ours are at the 1,000-connection plateau, RSS from before the first plateau to after the last. It also timed 100,000 route matches (Express 187 ms, Koa 172, Fastify 89) and token checks (124, 118, 92 ms): `cargo bench -p bench-micro --bench e1`.",
-        shown: Shown {
-            tables: &[Tables::PerEndpoint(&[
-                each("req/s", RequestsPerS),
-                last("p50 ms", P50Ms),
-                last("p95 ms", P95Ms),
-                last("p99 ms", P99Ms),
-                last("errors", ErrorRate),
-            ])],
-            charts: Charts::Bars,
-        },
-        run_notes: &[
-            "E1's k6 ramp (1m:100, 2m:500, 2m:1000, 1m:0) is run as plateaus of 100, 500 and 1000 keep-alive connections, 20 s each, back to back on one server process",
-        ],
-        runtime_note: false,
-        verify_first: false,
-        headline: &[Headline {
-            endpoint: "/api/hello",
-            pick: Pick::Step("c100"),
-            figure: Figure::RequestsPerS,
-            head: "E1 req/s",
-            says: "E1 `/api/hello`, 100 keep-alive connections",
-        }],
-        findings: E1_FINDINGS,
-        headline_rank: 3,
-        publish_length: Some(Duration::from_secs(5)),
-    },
-    Experiment {
-        id: "e2",
-        manifest_id: "E2",
-        title: "Express vs bare node:http: a new HTTP/1.0 connection per request on the query echo",
-        article_load: "ab -n 10000 -c 100; 3 runs",
-        repeat: 3,
-        scenarios_only: false,
-        endpoints: &[("/api?name=John&lastname=Doe", NO_HEADERS)],
-        question: "What does Express cost over bare node:http when both send the same bytes?",
-        reported: E2_REPORTED,
-        ladder: None,
-        peers_on: &[],
-        reported_note: "ab over three runs; on a Raspberry Pi the article saw the gap shrink to 25 %.",
-        shown: Shown {
-            tables: &[Tables::StepByStep(&[
-                ("req/s", RequestsPerS),
-                ("ms per request", MeanMs),
-                ("KB/s", KbPerS),
-                ("bytes/response", BytesPerResponse),
-                ("errors", Errors),
-            ])],
-            charts: Charts::Bars,
-        },
-        run_notes: &[],
-        runtime_note: false,
-        verify_first: false,
-        headline: &[],
-        findings: E2_FINDINGS,
-        headline_rank: 5,
-        publish_length: None,
-    },
-    Experiment {
-        id: "e3",
-        manifest_id: "E3",
-        title: "Blazeio vs tuned node:http: keep-alive at 100/1,000/10,000 connections",
-        article_load: "wrk -t1 -d10s --timeout 60s at -c100, -c1000, -c10000",
-        repeat: 1,
-        scenarios_only: false,
-        endpoints: &[("/", NO_HEADERS), ("/my/ip", NO_HEADERS)],
-        question: "Does one prebuilt buffer per request (Blazeio) beat tuned node:http at 100, 1,000 and 10,000 connections?",
-        reported: E3_REPORTED,
-        ladder: None,
-        peers_on: &[],
-        reported_note: "wrk -t1 on one machine; Blazeio sends no Date header (our contract keeps it).",
-        shown: Shown {
-            tables: &[Tables::PerEndpoint(&[
-                each("req/s", RequestsPerS),
-                each("avg ms", MeanMs),
-                each("socket errors", SocketErrors),
-            ])],
-            charts: Charts::Bars,
-        },
-        run_notes: &[],
-        runtime_note: false,
-        verify_first: false,
-        headline: &[
-            Headline {
-                endpoint: "/",
-                pick: Pick::Step("c100"),
-                figure: Figure::RequestsPerS,
-                head: "E3 req/s",
-                says: "E3 `/`, 100 keep-alive connections",
-            },
-            Headline {
-                endpoint: "/",
-                pick: Pick::Step("c100"),
-                figure: Figure::CpuUsPerRequest,
-                head: "E3 CPU µs/req",
-                says: "the server's CPU time per request in that step",
-            },
-        ],
-        findings: E3_FINDINGS,
-        headline_rank: 1,
-        publish_length: None,
-    },
-    Experiment {
-        id: "e4",
-        manifest_id: "E4",
-        title: "Event-loop scenarios: async, sync, sync-offload, nexttick, timer at 100 connections",
-        article_load: "autocannon -c 100 -d 20",
-        repeat: 1,
-        scenarios_only: true,
-        endpoints: &[
-            ("/api/async", NO_HEADERS),
-            ("/api/sync", NO_HEADERS),
-            ("/api/sync-offload", NO_HEADERS),
-            ("/api/nexttick", NO_HEADERS),
-            ("/api/timer", NO_HEADERS),
-        ],
-        question: "What does blocking the event loop (a CPU loop, a nextTick pile-up, many timers) do to a server's throughput and errors?",
-        reported: E4_REPORTED,
-        ladder: None,
-        peers_on: &[],
-        reported_note: "Qualitative beyond async: sync blocking drops QPS by about 85 % with timeouts; the nextTick pile-up is worst (CPU saturated, most errors); timers cost some throughput without stalling.",
-        shown: Shown {
-            tables: &[
-                Tables::PerMeasure(&[
-                    ("Requests/s", RequestsPerS),
-                    ("Errors (timeouts, socket errors, error statuses)", Errors),
-                    ("p99 latency (ms)", P99Ms),
-                ]),
-                Tables::Probe,
-            ],
-            charts: Charts::BarsAndProbe,
-        },
-        run_notes: &[],
-        runtime_note: true,
-        verify_first: false,
-        headline: &[],
-        findings: E4_FINDINGS,
-        headline_rank: 6,
-        publish_length: Some(Duration::from_secs(10)),
-    },
-    Experiment {
-        id: "e5",
-        manifest_id: "E5",
-        title: "Node.js, Go, Python, OpenResty hello-world: HTTP/1.0 keep-alive at 1/10/100 connections",
-        article_load: "ab -k -c 1/10/100 -n 50000",
-        repeat: 1,
-        scenarios_only: false,
-        endpoints: &[("/hello", NO_HEADERS)],
-        question: "How do Node.js (one process and a cluster), Go, Tornado and OpenResty compare on hello-world?",
-        reported: E5_REPORTED,
-        ladder: None,
-        peers_on: &[],
-        reported_note: "At 100 connections, client and server on two 24-core Xeon E5-2430 machines; ours has one server CPU, so the cluster and N-worker forms get one worker.",
-        shown: Shown {
-            tables: &[Tables::PerEndpoint(&[
-                each("req/s", RequestsPerS),
-                each("errors", Errors),
-            ])],
-            charts: Charts::Bars,
-        },
-        run_notes: &[],
-        runtime_note: false,
-        verify_first: false,
-        headline: &[
-            Headline {
-                endpoint: "/hello",
-                pick: Pick::Step("c100"),
-                figure: Figure::RequestsPerS,
-                head: "E5 req/s",
-                says: "E5 `/hello`, 100 HTTP/1.0 keep-alive connections",
-            },
-            Headline {
-                endpoint: "/hello",
-                pick: Pick::Step("c100"),
-                figure: Figure::CpuUsPerRequest,
-                head: "E5 CPU µs/req",
-                says: "the server's CPU time per request in that step",
-            },
-        ],
-        findings: E5_FINDINGS,
-        headline_rank: 0,
-        publish_length: None,
-    },
-    Experiment {
-        id: "e6",
-        manifest_id: "E6",
-        title: "The TechEmpower profile: plaintext (/hello, pipelined 16 deep) at 256/1,024/4,096 connections, JSON (/api/hello) at 16/64/256/512",
-        article_load: "TFB: wrk -t1 -d15 --timeout 8 with pipeline.lua 16 at -c256..16384 (plaintext), without at -c16..512 (JSON)",
-        repeat: 1,
-        scenarios_only: false,
-        endpoints: &[("/hello", NO_HEADERS), ("/api/hello", NO_HEADERS)],
-        question: "What does each server do under TechEmpower's load: a pipelined plaintext test and a JSON test, many connections?",
-        reported: &[],
-        ladder: None,
-        peers_on: &[],
-        reported_note: "TechEmpower publishes its own rounds on its own hardware; this run is the profile's shape on this machine, with no article figures to set beside it.",
-        shown: Shown {
-            tables: &[Tables::Tfb, Tables::Verified],
-            charts: Charts::Bars,
-        },
-        run_notes: &[],
-        runtime_note: false,
-        verify_first: true,
-        headline: &[Headline {
-            endpoint: "/hello",
-            pick: Pick::Best,
-            figure: Figure::RequestsPerS,
-            head: "E6 plaintext req/s",
-            says: "E6 `/hello` pipelined 16 deep, the best of its connection counts",
-        }],
-        findings: E6_FINDINGS,
-        headline_rank: 2,
-        publish_length: Some(Duration::from_secs(5)),
-    },
-    Experiment {
-        id: "e7",
-        manifest_id: "E7",
-        title: "The open-loop profile: latency and CPU per request at fixed offered rates, 1k to 160k requests/s, on /hello and /api/hello at 100 connections",
-        article_load: "wrk2 -R, k6 constant-arrival-rate, oha -q: a ladder of offered rates, latency from each request's intended send time",
-        repeat: 1,
-        scenarios_only: false,
-        endpoints: &[("/hello", NO_HEADERS), ("/api/hello", NO_HEADERS)],
-        question: "What latency do a server's users see, and what CPU does each request cost, at a fixed offered rate, and at what rate can it no longer keep up?",
-        reported: &[],
-        ladder: Some(E7_LADDER),
-        peers_on: &["/hello"],
-        reported_note: "No article measured this: it is the production engineers' measure (HttpArena scores servers this way: CPU per request and p99/p99.9 at a fixed rate, achieved/offered as the validity gate), with no figures to set beside it.",
-        shown: LADDER_SHOWN,
-        run_notes: &[],
-        runtime_note: false,
-        verify_first: false,
-        headline: &[Headline {
-            endpoint: "/hello",
-            pick: Pick::KeptUp,
-            figure: Figure::OfferedRate,
-            head: "E7 kept up with, req/s",
-            says: "E7 `/hello`, the highest offered rate the server kept up with (`≥`: its ladder ended before it fell behind)",
-        }],
-        findings: E7_FINDINGS,
-        headline_rank: 4,
-        publish_length: Some(Duration::from_secs(5)),
-    },
-];
-
-/// E6's pipelining depth on its plaintext test (TechEmpower's).
-pub const TFB_PIPELINE: usize = 16;
+pub const ALL: [Experiment; 7] = [E1, E2, E3, E4, E5, E6, E7];
 
 /// The experiment called `id` (`e3` or `E3`).
 pub fn find(id: &str) -> Option<&'static Experiment> {
@@ -1060,6 +539,82 @@ pub fn find(id: &str) -> Option<&'static Experiment> {
 /// The ids, for messages: `e1, e2, e3, e4, e5, e6, e7`.
 pub fn ids() -> String {
     ALL.iter().map(|e| e.id).collect::<Vec<_>>().join(", ")
+}
+
+/// How long a run's steps are: `--quick`, or a length for every timed step (`--length`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sizing {
+    /// `--quick`: 2 s timed steps, counts cut (each experiment says by how much).
+    pub quick: bool,
+    /// Every timed step measured for this long instead of its own (`--quick` wins).
+    pub length: Option<Duration>,
+}
+
+impl Sizing {
+    /// A timed step whose own length is `full` seconds, at this sizing.
+    pub fn secs(&self, full: u64) -> Duration {
+        if self.quick {
+            Duration::from_secs(2)
+        } else {
+            self.length.unwrap_or(Duration::from_secs(full))
+        }
+    }
+
+    /// The warm-up of a timed step: 2 s, 1 s with `--quick`; a shorter length (`--length`)
+    /// shortens it with it: a fifth, 1 to 2 s.
+    pub fn warmup(&self) -> Warmup {
+        Warmup::For(match (self.quick, self.length) {
+            (true, _) => Duration::from_secs(1),
+            (false, Some(l)) => (l / 5).clamp(Duration::from_secs(1), Duration::from_secs(2)),
+            (false, None) => Duration::from_secs(2),
+        })
+    }
+}
+
+/// One endpoint of an experiment, as its steps are built on it.
+#[derive(Clone, Copy, Debug)]
+pub struct Base<'a> {
+    /// The request target.
+    pub endpoint: &'a str,
+    /// Its extra request headers.
+    pub headers: &'a [(&'a str, &'a str)],
+    /// The warm-up of its timed steps ([`Sizing::warmup`]).
+    pub warmup: Warmup,
+    /// Whether it is the experiment's first endpoint.
+    pub first: bool,
+}
+
+impl Base<'_> {
+    /// A step on this endpoint: `connections` keep-alive connections, a 60 s timeout, no
+    /// length yet; each experiment's file sets the rest.
+    pub fn step(&self, id: String, connections: usize) -> Step {
+        Step {
+            id,
+            endpoint: self.endpoint.to_string(),
+            connections,
+            duration: None,
+            requests: None,
+            mode: Mode::KeepAlive,
+            pipeline: 1,
+            timeout: Duration::from_secs(60),
+            headers: self
+                .headers
+                .iter()
+                .map(|&(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+            warmup: self.warmup,
+            probe: None,
+            rate: None,
+        }
+    }
+}
+
+/// The steps of an experiment on one endpoint, at a sizing (each experiment's own `steps`).
+pub type FixedSteps = fn(&Sizing, &Base<'_>) -> Vec<Step>;
+
+/// The fixed steps of an experiment that has none: a ladder's ([`Experiment::ladder`]).
+fn no_fixed_steps(_: &Sizing, _: &Base<'_>) -> Vec<Step> {
+    Vec::new()
 }
 
 impl Experiment {
@@ -1079,37 +634,14 @@ impl Experiment {
         rates: Option<&[u64]>,
         length: Option<Duration>,
     ) -> Vec<Step> {
-        let secs = |full: u64| {
-            if quick {
-                Duration::from_secs(2)
-            } else {
-                length.unwrap_or(Duration::from_secs(full))
-            }
-        };
-        // A shorter length (`--length`) shortens the warm-up with it: a fifth, at most 2 s.
-        let warm = Warmup::For(match (quick, length) {
-            (true, _) => Duration::from_secs(1),
-            (false, Some(l)) => (l / 5).clamp(Duration::from_secs(1), Duration::from_secs(2)),
-            (false, None) => Duration::from_secs(2),
-        });
+        let sizing = Sizing { quick, length };
         let mut steps = Vec::new();
         for &(endpoint, headers) in self.endpoints {
-            let step = |id: String, connections: usize| Step {
-                id,
-                endpoint: endpoint.to_string(),
-                connections,
-                duration: None,
-                requests: None,
-                mode: Mode::KeepAlive,
-                pipeline: 1,
-                timeout: Duration::from_secs(60),
-                headers: headers
-                    .iter()
-                    .map(|&(n, v)| (n.to_string(), v.to_string()))
-                    .collect(),
-                warmup: warm,
-                probe: None,
-                rate: None,
+            let base = Base {
+                endpoint,
+                headers,
+                warmup: sizing.warmup(),
+                first: steps.is_empty(),
             };
             if let Some(l) = &self.ladder {
                 let own = if quick { l.quick_rates } else { l.rates };
@@ -1123,86 +655,12 @@ impl Experiment {
                         timeout: l.timeout,
                         warmup: Warmup::For(l.warmup),
                         rate: Some(r as f64),
-                        ..step(rate_id(r), l.connections)
+                        ..base.step(rate_id(r), l.connections)
                     });
                 }
                 continue;
             }
-            match self.id {
-                "e1" => {
-                    for c in [100, 500, 1000] {
-                        steps.push(Step {
-                            duration: Some(secs(20)),
-                            ..step(format!("c{c}"), c)
-                        });
-                    }
-                }
-                "e2" => {
-                    let n = if quick { 1_000 } else { 10_000 };
-                    steps.push(Step {
-                        requests: Some(n),
-                        mode: Mode::Http10,
-                        timeout: Duration::from_secs(30),
-                        warmup: Warmup::Requests(n / 10),
-                        ..step("c100".into(), 100)
-                    });
-                }
-                "e3" => {
-                    for c in [100, 1000, 10_000] {
-                        steps.push(Step {
-                            duration: Some(secs(10)),
-                            ..step(format!("c{c}"), c)
-                        });
-                    }
-                }
-                "e4" => {
-                    let name = endpoint.trim_start_matches("/api/").to_string();
-                    if steps.is_empty() {
-                        // First, the probe alone on the idle server: its baseline.
-                        steps.push(Step {
-                            duration: Some(secs(20)),
-                            timeout: Duration::from_secs(10),
-                            endpoint: PROBE_ENDPOINT.to_string(),
-                            probe: Some(probe(secs(20), quick)),
-                            warmup: Warmup::For(Duration::ZERO),
-                            ..step(BASELINE.to_string(), 0)
-                        });
-                    }
-                    steps.push(Step {
-                        duration: Some(secs(20)),
-                        timeout: Duration::from_secs(10),
-                        probe: Some(probe(secs(20), quick)),
-                        ..step(name, 100)
-                    });
-                }
-                "e6" => {
-                    let (counts, pipeline): (&[usize], usize) = if endpoint == "/hello" {
-                        (&[256, 1024, 4096], TFB_PIPELINE)
-                    } else {
-                        (&[16, 64, 256, 512], 1)
-                    };
-                    for &c in counts {
-                        steps.push(Step {
-                            duration: Some(secs(15)),
-                            timeout: Duration::from_secs(8),
-                            pipeline,
-                            ..step(format!("c{c}"), c)
-                        });
-                    }
-                }
-                _ => {
-                    let n = if quick { 2_000 } else { 50_000 };
-                    for c in [1, 10, 100] {
-                        steps.push(Step {
-                            requests: Some(n),
-                            mode: Mode::Http10KeepAlive,
-                            timeout: Duration::from_secs(30),
-                            warmup: Warmup::Requests((n / 10).max(c as u64)),
-                            ..step(format!("c{c}"), c)
-                        });
-                    }
-                }
-            }
+            steps.extend((self.fixed_steps)(&sizing, &base));
         }
         steps
     }
@@ -1237,7 +695,7 @@ mod tests {
 
     #[test]
     fn the_articles_shapes() {
-        let e3 = find("E3").unwrap().steps(false);
+        let e3 = e3::E3.steps(false);
         assert_eq!(e3.len(), 6);
         assert_eq!(
             e3.iter().map(|s| s.connections).collect::<Vec<_>>(),
@@ -1249,23 +707,23 @@ mod tests {
                     && s.mode == Mode::KeepAlive
                     && s.timeout == Duration::from_secs(60))
         );
-        let e2 = find("e2").unwrap().steps(false);
+        let e2 = e2::E2.steps(false);
         assert_eq!(
             (e2[0].requests, e2[0].connections, e2[0].mode),
             (Some(10_000), 100, Mode::Http10)
         );
-        let e5 = find("e5").unwrap().steps(false);
+        let e5 = e5::E5.steps(false);
         assert!(e5.iter().all(|s| s.requests == Some(50_000)
             && s.mode == Mode::Http10KeepAlive
             && s.endpoint == "/hello"));
-        let e1 = find("e1").unwrap().steps(false);
+        let e1 = e1::E1.steps(false);
         assert_eq!(e1.len(), 6);
         assert_eq!(e1[3].endpoint, "/api/private");
         assert_eq!(
             e1[3].headers,
             [("Authorization".to_string(), format!("Bearer {TOKEN}"))]
         );
-        let e4 = find("e4").unwrap().steps(false);
+        let e4 = e4::E4.steps(false);
         assert_eq!(
             (
                 e4[0].id.as_str(),
@@ -1291,14 +749,8 @@ mod tests {
             probe(Duration::from_secs(2), true).duration,
             Duration::from_secs(1)
         );
-        assert!(
-            find("e3")
-                .unwrap()
-                .steps(false)
-                .iter()
-                .all(|s| s.probe.is_none())
-        );
-        let e6 = find("e6").unwrap().steps(false);
+        assert!(e3::E3.steps(false).iter().all(|s| s.probe.is_none()));
+        let e6 = e6::E6.steps(false);
         let shape: Vec<(&str, usize, usize)> = e6
             .iter()
             .map(|s| (s.endpoint.as_str(), s.connections, s.pipeline))
@@ -1323,12 +775,12 @@ mod tests {
         );
         assert!(
             ALL.iter()
-                .filter(|e| e.id != "e6")
+                .filter(|e| e.id != e6::E6.id)
                 .all(|e| e.steps(false).iter().all(|s| s.pipeline == 1))
         );
         assert!(find("e8").is_none());
         // E7: a rung per rate on each endpoint, 100 connections, the open model.
-        let e7 = find("e7").unwrap();
+        let e7 = e7::E7;
         let rungs = e7.steps(false);
         assert_eq!(rungs.len(), 16);
         let ids: Vec<&str> = rungs[..8].iter().map(|s| s.id.as_str()).collect();
@@ -1362,10 +814,10 @@ mod tests {
             ]
         );
         // Other experiments ignore rates and have none.
-        assert_eq!(find("e3").unwrap().steps_at(false, Some(&[5]), None), e3);
+        assert_eq!(e3::E3.steps_at(false, Some(&[5]), None), e3);
         assert!(
             ALL.iter()
-                .filter(|e| e.id != "e7")
+                .filter(|e| e.id != e7::E7.id)
                 .all(|e| e.steps(false).iter().all(|s| s.rate.is_none()))
         );
     }
@@ -1389,7 +841,7 @@ mod tests {
             // E6 and E7 are profiles, not articles: each has a question, no figures.
             assert!(!e.question.is_empty(), "{}", e.id);
             assert!(
-                matches!(e.id, "e6" | "e7") || !e.reported.is_empty(),
+                [e6::E6.id, e7::E7.id].contains(&e.id) || !e.reported.is_empty(),
                 "{}",
                 e.id
             );
@@ -1439,9 +891,7 @@ mod tests {
             assert_eq!(e.steps_at(true, None, five), e.steps(true), "{}", e.id);
         }
         // E4's probe fits inside the shorter load: 1 s in, 1 s before its end.
-        let e4 = find("e4")
-            .unwrap()
-            .steps_at(false, None, Some(Duration::from_secs(10)));
+        let e4 = e4::E4.steps_at(false, None, Some(Duration::from_secs(10)));
         let p = e4[1].probe.as_ref().unwrap();
         assert_eq!(
             (p.warmup, p.duration),
