@@ -450,3 +450,72 @@ fn pin_to(cmd: &mut Command, cpu: usize) {
         });
     }
 }
+/// The conformance tests of one Rust variant's `tests/conformance.rs`, against its real binary:
+/// one test per group so that they run concurrently (`core`, `core_with_several_workers`,
+/// `connection`, `bad_input`, `rfc9112`, `heavy`; the 61 s idle check is left to
+/// `conformance/tests/idle.rs`, which runs it on every variant at once), and, named after the
+/// binary, those that apply to the variant: `scenarios` (the event-loop group),
+/// `exceptions` (every exception servers.toml lists still fails; `exceptions("name", …)` names
+/// racy ones, reported rather than asserted) and `process_rules` (SIGINT/SIGTERM exit 0, a bad
+/// start exits 2).
+///
+/// ```ignore
+/// conformance::variant_tests!("server-hyper", env!("CARGO_BIN_EXE_server-hyper"), scenarios);
+/// ```
+#[macro_export]
+macro_rules! variant_tests {
+    ($name:literal, $bin:expr $(, $extra:ident $( ( $($racy:literal),* ) )? )* $(,)?) => {
+        const V: $crate::suite::Variant = $crate::suite::Variant::new($name, $bin);
+
+        #[test]
+        fn core() {
+            V.assert_conforms(&[$crate::Group::Core], &[]);
+        }
+
+        #[test]
+        fn core_with_several_workers() {
+            V.assert_conforms(&[$crate::Group::Core], &["--workers", "2"]);
+        }
+
+        #[test]
+        fn connection() {
+            V.assert_conforms(&[$crate::Group::Connection], &[]);
+        }
+
+        #[test]
+        fn bad_input() {
+            V.assert_conforms(&[$crate::Group::BadInput], &[]);
+        }
+
+        #[test]
+        fn rfc9112() {
+            V.assert_conforms(&[$crate::Group::Rfc9112], &[]);
+        }
+
+        #[test]
+        fn heavy() {
+            V.assert_conforms(&[$crate::Group::Heavy], &[]);
+        }
+
+        $( $crate::variant_tests!(@$extra $( $($racy),* )?); )*
+    };
+    (@scenarios) => {
+        #[test]
+        fn scenarios() {
+            V.assert_conforms(&[$crate::Group::Scenarios], &[]);
+        }
+    };
+    (@exceptions $($racy:literal),*) => {
+        #[test]
+        fn exceptions_still_apply() {
+            V.assert_exceptions_still_apply(&[], &[$($racy),*]);
+        }
+    };
+    (@process_rules) => {
+        #[test]
+        fn process_rules() {
+            V.assert_signals_exit_zero(&[]);
+            V.assert_bad_starts_exit_two();
+        }
+    };
+}
