@@ -7,7 +7,10 @@
 //!   compare, idle) with its provenance and UTC timestamps, loaded and written, and their
 //!   statistics (the median of repeats, their spread);
 //! - [`rules`]: the rules that say what a measured run is worth (failed, tool-bound,
-//!   disturbed, kept up, too short), each one function beside its thresholds.
+//!   disturbed, kept up, too short), each one function beside its thresholds;
+//! - [`schema`]: the committed JSON Schema of each kind of results file, and the check of a
+//!   document against it;
+//! - [`stats`]: the one median, and how a rate is written ([`stats::thousands`]).
 //!
 //! `bench-tools` (the load tools' command lines and parsers) and `bench-report` (markdown,
 //! SVG, the HTML page) read and write through it; `bench` (the command line) measures.
@@ -16,3 +19,5 @@
 pub mod experiment;
 pub mod results;
 pub mod rules;
+pub mod schema;
+pub mod stats;

@@ -105,15 +105,7 @@ pub fn saturated(run: &Run) -> Option<String> {
 
 /// A rate, rounded, with thousands separators (`61,204`).
 fn grouped(x: f64) -> String {
-    let digits = format!("{:.0}", x.max(0.0));
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    crate::stats::thousands(x.max(0.0))
 }
 
 /// How a load tool uses CPUs.

@@ -5,25 +5,9 @@
 
 use std::fmt::Write as _;
 
-/// A rate with thousands separators and no decimals (`81,103`).
-pub fn thousands(x: f64) -> String {
-    if !x.is_finite() {
-        return "n/a".into();
-    }
-    let n = x.round().abs() as u128;
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if x.round() < 0.0 {
-        out.insert(0, '-');
-    }
-    out
-}
+/// A rate with thousands separators and no decimals (`81,103`): the model's, so that the
+/// rules' reasons and the reports write a rate alike.
+pub use bench_model::stats::thousands;
 
 /// `x` with thousands separators and `decimals` decimals (`2,500.61`).
 pub fn grouped(x: f64, decimals: usize) -> String {

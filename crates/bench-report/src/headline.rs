@@ -67,49 +67,11 @@ fn row_order() -> Vec<&'static str> {
     all.iter().map(|e| e.id).collect()
 }
 
-/// Why the README could not be rewritten.
-#[derive(Debug)]
-pub enum HeadlineError {
-    /// A results file could not be read, or the README not written.
-    Report(ReportError),
-    /// The README has no place for the table, or more than one.
-    Markers {
-        /// The README.
-        path: PathBuf,
-        /// What is wrong.
-        why: String,
-    },
-}
-
-impl fmt::Display for HeadlineError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            HeadlineError::Report(e) => e.fmt(f),
-            HeadlineError::Markers { path, why } => write!(f, "{}: {why}", path.display()),
-        }
-    }
-}
-
-impl std::error::Error for HeadlineError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            HeadlineError::Report(e) => Some(e),
-            HeadlineError::Markers { .. } => None,
-        }
-    }
-}
-
-impl From<ReportError> for HeadlineError {
-    fn from(e: ReportError) -> HeadlineError {
-        HeadlineError::Report(e)
-    }
-}
-
-fn io_error(path: &Path, source: io::Error) -> HeadlineError {
-    HeadlineError::Report(ReportError::Io {
+fn io_error(path: &Path, source: io::Error) -> ReportError {
+    ReportError::Io {
         path: path.to_path_buf(),
         source,
-    })
+    }
 }
 
 /// A results file the table reads: where it is, and what it holds.
@@ -125,7 +87,7 @@ pub struct Source {
 /// `.json` files in it; `bench instructions`, `tools compare` and `idle` files are passed
 /// over). Newest by start time; a
 /// `--quick` run only when the experiment has no other. Sorted by experiment.
-pub fn newest(paths: &[PathBuf]) -> Result<Vec<Source>, HeadlineError> {
+pub fn newest(paths: &[PathBuf]) -> Result<Vec<Source>, ReportError> {
     let mut files = Vec::new();
     for p in paths {
         if p.is_dir() {
@@ -251,8 +213,10 @@ fn provenance(src: &Source, readme_dir: &Path) -> String {
         format!("{} UTC", d.replace('T', " "))
     });
     let commit = match (&r.git.revision, r.git.dirty) {
-        (Some(rev), Some(true)) => format!("commit {} with local changes", short(rev)),
-        (Some(rev), _) => format!("commit {}", short(rev)),
+        (Some(rev), Some(true)) => {
+            format!("commit {} with local changes", crate::format::short(rev))
+        }
+        (Some(rev), _) => format!("commit {}", crate::format::short(rev)),
         (None, _) => "commit unknown".to_string(),
     };
     let m = &r.machine;
@@ -288,10 +252,6 @@ fn provenance(src: &Source, readme_dir: &Path) -> String {
         machine.join(", "),
         how.join(", ")
     )
-}
-
-fn short(rev: &str) -> &str {
-    rev.get(..7).unwrap_or(rev)
 }
 
 /// `to` as a link relative to the directory `from`, `/`-separated; `None` when either cannot
@@ -441,7 +401,7 @@ pub fn splice(text: &str, block: &str) -> Result<String, String> {
 
 /// The headline block of the README `readme` as the results among `paths` make it (what
 /// [`write_readme`] would write there).
-pub fn render(paths: &[PathBuf], readme: &Path) -> Result<String, HeadlineError> {
+pub fn render(paths: &[PathBuf], readme: &Path) -> Result<String, ReportError> {
     let sources = newest(paths)?;
     let dir = match readme.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
@@ -452,9 +412,9 @@ pub fn render(paths: &[PathBuf], readme: &Path) -> Result<String, HeadlineError>
 
 /// Rewrites the headline table in `readme` from the newest results file of each experiment
 /// among `paths`; returns whether the file changed (it is not written when it would not).
-pub fn write_readme(paths: &[PathBuf], readme: &Path) -> Result<bool, HeadlineError> {
+pub fn write_readme(paths: &[PathBuf], readme: &Path) -> Result<bool, ReportError> {
     let text = fs::read_to_string(readme).map_err(|e| io_error(readme, e))?;
-    let new = splice(&text, &render(paths, readme)?).map_err(|why| HeadlineError::Markers {
+    let new = splice(&text, &render(paths, readme)?).map_err(|why| ReportError::Markers {
         path: readme.to_path_buf(),
         why,
     })?;

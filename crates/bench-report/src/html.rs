@@ -73,15 +73,8 @@ pub fn write_html(files: &[PathBuf], out: &Path, root: Option<&Path>) -> Result<
     let mut counted = Vec::new();
     let mut compared = Vec::new();
     let mut idle = Vec::new();
-    let unreadable = |f: &Path| {
-        let path = f.to_path_buf();
-        move |e: anyhow::Error| ReportError::Io {
-            path,
-            source: std::io::Error::other(format!("{e:#}")),
-        }
-    };
     for f in files {
-        if let Some(other) = OtherResults::load(f).map_err(unreadable(f))? {
+        if let Some(other) = OtherResults::load(f)? {
             match other {
                 OtherResults::Instructions(r) => counted.push(r),
                 OtherResults::Tools(r) => compared.push(*r),

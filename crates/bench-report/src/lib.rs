@@ -35,7 +35,6 @@
 //! and `draw.rs` (a chart as SVG), which the SVG file and the page share; here, the helpers
 //! all use (which endpoints and steps a document has, number formats, the marks).
 
-use std::fmt;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -66,42 +65,28 @@ pub use model::Marks;
 pub use other::is_other_results_file;
 pub use svg::{svg, svg_string};
 
-/// Why a report could not be made.
-#[derive(Debug)]
+/// Why a report could not be made: the crate's one error type.
+#[derive(Debug, thiserror::Error)]
 pub enum ReportError {
-    /// The results file could not be read.
-    Results(ResultsError),
-    /// A report file could not be written.
+    /// A results file could not be read.
+    #[error(transparent)]
+    Results(#[from] ResultsError),
+    /// A report file could not be written (or a README read).
+    #[error("{}: {source}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
         /// The failure.
         source: io::Error,
     },
-}
-
-impl fmt::Display for ReportError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ReportError::Results(e) => e.fmt(f),
-            ReportError::Io { path, source } => write!(f, "{}: {source}", path.display()),
-        }
-    }
-}
-
-impl std::error::Error for ReportError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ReportError::Results(e) => Some(e),
-            ReportError::Io { source, .. } => Some(source),
-        }
-    }
-}
-
-impl From<ResultsError> for ReportError {
-    fn from(e: ResultsError) -> ReportError {
-        ReportError::Results(e)
-    }
+    /// The README has no place for the headline table, or more than one.
+    #[error("{}: {why}", path.display())]
+    Markers {
+        /// The README.
+        path: PathBuf,
+        /// What is wrong.
+        why: String,
+    },
 }
 
 /// Reads the results at `json_path` and writes `<name>.md` and `<name>.svg` beside it

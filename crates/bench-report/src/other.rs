@@ -5,11 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
-
 use bench_model::results::idle::{self, IdleResults};
 use bench_model::results::instructions::{self, InstructionResults};
 use bench_model::results::tools::{self, ToolResults};
+
+use crate::ReportError;
 
 /// One results file of `bench instructions`, `bench tools compare` or `bench idle`.
 #[derive(Debug)]
@@ -29,7 +29,7 @@ impl OtherResults {
     /// Reads the JSON file at `path` when its `schema` is one of these kinds; `Ok(None)` for
     /// any other file (a `bench run` results file among them); an error when it is of one of
     /// these kinds but does not read as one.
-    pub fn load(path: &Path) -> anyhow::Result<Option<OtherResults>> {
+    pub fn load(path: &Path) -> Result<Option<OtherResults>, ReportError> {
         let Some(schema) = bench_model::results::schema_of(path) else {
             return Ok(None);
         };
@@ -58,15 +58,18 @@ pub fn is_other_results_file(path: &Path) -> bool {
 }
 
 /// Writes `markdown`, the report of the results file at `path`, beside it (`.md`).
-pub fn write_markdown_beside(markdown: &str, path: &Path) -> anyhow::Result<PathBuf> {
+pub fn write_markdown_beside(markdown: &str, path: &Path) -> Result<PathBuf, ReportError> {
     let md = path.with_extension("md");
-    std::fs::write(&md, markdown).with_context(|| format!("writing {}", md.display()))?;
+    std::fs::write(&md, markdown).map_err(|source| ReportError::Io {
+        path: md.clone(),
+        source,
+    })?;
     Ok(md)
 }
 
 /// Writes the markdown report of the results file `path` beside it when it is one of these
 /// kinds (`Ok(None)` for any other file).
-pub fn write_report_beside(path: &Path) -> anyhow::Result<Option<PathBuf>> {
+pub fn write_report_beside(path: &Path) -> Result<Option<PathBuf>, ReportError> {
     match OtherResults::load(path)? {
         Some(r) => write_markdown_beside(&r.markdown(), path).map(Some),
         None => Ok(None),

@@ -23,7 +23,7 @@ use conformance::wire::Conn;
 
 use bench_model::results::{Errors, Latency, Run};
 
-use super::{LoadSpec, Mode, ParseError, Tool, Unsupported, finite, header_args, us, whole_secs};
+use super::{LoadSpec, Mode, Tool, ToolError, finite, header_args, us, whole_secs};
 
 const T: Tool = Tool::Ab;
 
@@ -32,19 +32,19 @@ const T: Tool = Tool::Ab;
 /// end a loopback run of minutes early, low enough to allocate lazily.
 const AB_TIMED_REQUESTS: u64 = 10_000_000;
 
-pub(super) fn argv(spec: &LoadSpec, url: &str) -> Result<Vec<String>, Unsupported> {
+pub(super) fn argv(spec: &LoadSpec, url: &str) -> Result<Vec<String>, ToolError> {
     let mut a = Vec::new();
     match spec.mode {
         Mode::Http10 => {}
         Mode::Http10KeepAlive => a.push("-k".to_string()),
         Mode::KeepAlive => {
-            return Err(Unsupported::new(
+            return Err(ToolError::unsupported(
                 T,
                 "it speaks HTTP/1.0 only; use mode http1.0-keep-alive (ab -k)",
             ));
         }
         Mode::Close => {
-            return Err(Unsupported::new(
+            return Err(ToolError::unsupported(
                 T,
                 "it speaks HTTP/1.0 only; use mode http1.0 (a new connection per request)",
             ));
@@ -56,7 +56,7 @@ pub(super) fn argv(spec: &LoadSpec, url: &str) -> Result<Vec<String>, Unsupporte
     }
     let n = spec.requests.unwrap_or(AB_TIMED_REQUESTS);
     if n < spec.connections as u64 {
-        return Err(Unsupported::new(
+        return Err(ToolError::unsupported(
             T,
             format!("-c {} is more than -n {n} requests", spec.connections),
         ));
@@ -76,24 +76,24 @@ pub(super) fn argv(spec: &LoadSpec, url: &str) -> Result<Vec<String>, Unsupporte
     Ok(a)
 }
 
-pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
-    let missing = |what| ParseError::missing(T, what, stderr);
-    let invalid = |what, text: &str| ParseError::invalid(T, what, text);
+pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ToolError> {
+    let missing = |what| ToolError::missing(T, what, stderr);
+    let invalid = |what, text: &str| ToolError::invalid(T, what, text);
     let value = |key: &str| {
         stdout
             .lines()
             .find_map(|l| l.strip_prefix(key))
             .map(str::trim)
     };
-    let first_word = |key: &'static str| -> Result<Option<&str>, ParseError> {
+    let first_word = |key: &'static str| -> Result<Option<&str>, ToolError> {
         Ok(value(key).map(|v| v.split_whitespace().next().unwrap_or("")))
     };
-    let int = |key: &'static str| -> Result<Option<u64>, ParseError> {
+    let int = |key: &'static str| -> Result<Option<u64>, ToolError> {
         first_word(key)?
             .map(|v| v.parse::<u64>().map_err(|_| invalid(key, v)))
             .transpose()
     };
-    let float = |key: &'static str| -> Result<Option<f64>, ParseError> {
+    let float = |key: &'static str| -> Result<Option<f64>, ToolError> {
         first_word(key)?
             .map(|v| {
                 v.parse::<f64>()
@@ -319,7 +319,10 @@ mod tests {
             Path::new(""),
         )
         .unwrap_err();
-        assert!(e.reason.contains("HTTP/1.0 only"), "{e}");
+        assert!(
+            e.unsupported_reason().unwrap().contains("HTTP/1.0 only"),
+            "{e}"
+        );
         assert!(bare(Tool::Ab, &spec(Mode::Close), "http://h:1/", Path::new("")).is_err());
         let mut s = spec(Mode::Http10);
         s.requests = Some(10);

@@ -17,31 +17,34 @@ use serde::Deserialize;
 
 use bench_model::results::{Errors, Latency, Run};
 
-use super::{LoadSpec, Mode, ParseError, Tool, Unsupported, finite, us, whole_secs};
+use super::{LoadSpec, Mode, Tool, ToolError, finite, us, whole_secs};
 
 const T: Tool = Tool::Autocannon;
 
-pub(super) fn argv(spec: &LoadSpec, url: &str) -> Result<Vec<String>, Unsupported> {
+pub(super) fn argv(spec: &LoadSpec, url: &str) -> Result<Vec<String>, ToolError> {
     match spec.mode {
         Mode::KeepAlive => {}
         Mode::Close => {
-            return Err(Unsupported::new(
+            return Err(ToolError::unsupported(
                 T,
                 "it always keeps connections alive (no connection per request)",
             ));
         }
         Mode::Http10 | Mode::Http10KeepAlive => {
-            return Err(Unsupported::new(T, "it sends HTTP/1.1 only, not HTTP/1.0"));
+            return Err(ToolError::unsupported(
+                T,
+                "it sends HTTP/1.1 only, not HTTP/1.0",
+            ));
         }
     }
     if spec.requests.is_some() {
-        return Err(Unsupported::new(
+        return Err(ToolError::unsupported(
             T,
             "it runs for a duration here, not for a request count",
         ));
     }
     let Some(d) = spec.duration else {
-        return Err(Unsupported::new(T, "the step has no duration"));
+        return Err(ToolError::unsupported(T, "the step has no duration"));
     };
     let mut a = vec![
         "-c".to_string(),
@@ -54,7 +57,7 @@ pub(super) fn argv(spec: &LoadSpec, url: &str) -> Result<Vec<String>, Unsupporte
     }
     for (n, v) in &spec.headers {
         if n.contains([':', '=']) {
-            return Err(Unsupported::new(
+            return Err(ToolError::unsupported(
                 T,
                 format!("a header name with ':' or '=' ({n:?})"),
             ));
@@ -99,22 +102,22 @@ struct Hist {
     sent: Option<f64>,
 }
 
-pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
+pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ToolError> {
     // The result is the last JSON line (autocannon --json is newline-delimited).
     let line = stdout
         .lines()
         .rev()
         .map(str::trim)
         .find(|l| l.starts_with('{'))
-        .ok_or_else(|| ParseError::missing(T, "JSON result", stderr))?;
+        .ok_or_else(|| ToolError::missing(T, "JSON result", stderr))?;
     let r: Result_ =
-        serde_json::from_str(line).map_err(|e| ParseError::invalid(T, "the JSON result", e))?;
+        serde_json::from_str(line).map_err(|e| ToolError::invalid(T, "the JSON result", e))?;
     let count = |x: Option<f64>| {
         x.filter(|v| v.is_finite() && *v >= 0.0 && *v <= u64::MAX as f64)
             .map(|v| v as u64)
     };
     let answered =
-        count(r.requests.total).ok_or_else(|| ParseError::missing(T, "requests.total", stderr))?;
+        count(r.requests.total).ok_or_else(|| ToolError::missing(T, "requests.total", stderr))?;
     let sent = count(r.requests.sent).unwrap_or(answered);
     let in_flight = r.connections.unwrap_or(0) * r.pipelining.unwrap_or(1).max(1);
     let unanswered = sent

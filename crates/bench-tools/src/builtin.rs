@@ -13,7 +13,7 @@ use loadgen::Report;
 
 use bench_model::results::{Errors, Latency, Run};
 
-use super::{LoadSpec, ParseError, Tool, duration_arg, finite, header_args, us};
+use super::{LoadSpec, Tool, ToolError, duration_arg, finite, header_args, us};
 
 const T: Tool = Tool::Builtin;
 
@@ -53,14 +53,14 @@ pub(super) fn argv(spec: &LoadSpec, url: &str) -> Vec<String> {
     a
 }
 
-pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
+pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ToolError> {
     if stdout.trim().is_empty() {
-        return Err(ParseError::missing(T, "JSON report", stderr));
+        return Err(ToolError::missing(T, "JSON report", stderr));
     }
     let report: Report =
-        serde_json::from_str(stdout).map_err(|e| ParseError::invalid(T, "the JSON report", e))?;
+        serde_json::from_str(stdout).map_err(|e| ToolError::invalid(T, "the JSON report", e))?;
     if report.schema != loadgen::SCHEMA {
-        return Err(ParseError::invalid(T, "the schema", report.schema));
+        return Err(ToolError::invalid(T, "the schema", report.schema));
     }
     let r = report.result;
     let e = r.errors;

@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use bench_model::results::{Errors, Latency, Run};
 
-use super::{LoadSpec, Mode, ParseError, Tool, Unsupported, duration_arg, finite, split_url, us};
+use super::{LoadSpec, Mode, Tool, ToolError, duration_arg, finite, split_url, us};
 
 const T: Tool = Tool::K6;
 
@@ -44,21 +44,24 @@ pub(super) fn rate_script() -> PathBuf {
 /// [-e HEADERS=…] --summary-export /dev/stdout scripts/k6/e7.js`: `rate` iterations (one GET
 /// each) started per second for the duration, on at most `connections` VUs (each its own
 /// keep-alive connection).
-fn rate_argv(spec: &LoadSpec, url: &str, rate: f64) -> Result<Vec<String>, Unsupported> {
+fn rate_argv(spec: &LoadSpec, url: &str, rate: f64) -> Result<Vec<String>, ToolError> {
     if spec.mode != Mode::KeepAlive {
-        return Err(Unsupported::new(
+        return Err(ToolError::unsupported(
             T,
             "its offered rate is run on keep-alive connections here",
         ));
     }
     if rate.fract() != 0.0 {
-        return Err(Unsupported::new(
+        return Err(ToolError::unsupported(
             T,
             format!("its rate is whole requests per second, not {rate}"),
         ));
     }
     let Some(d) = spec.duration else {
-        return Err(Unsupported::new(T, "an offered rate needs a duration"));
+        return Err(ToolError::unsupported(
+            T,
+            "an offered rate needs a duration",
+        ));
     };
     let (base, path) = split_url(url);
     let path = if path.starts_with('?') {
@@ -100,7 +103,7 @@ fn rate_argv(spec: &LoadSpec, url: &str, rate: f64) -> Result<Vec<String>, Unsup
     Ok(a)
 }
 
-pub(super) fn argv(spec: &LoadSpec, url: &str) -> Result<Vec<String>, Unsupported> {
+pub(super) fn argv(spec: &LoadSpec, url: &str) -> Result<Vec<String>, ToolError> {
     if let Some(rate) = spec.rate {
         return rate_argv(spec, url, rate);
     }
@@ -117,12 +120,15 @@ pub(super) fn argv(spec: &LoadSpec, url: &str) -> Result<Vec<String>, Unsupporte
         Mode::KeepAlive => {}
         Mode::Close => a.push("--no-connection-reuse".into()),
         Mode::Http10 | Mode::Http10KeepAlive => {
-            return Err(Unsupported::new(T, "it sends HTTP/1.1 only, not HTTP/1.0"));
+            return Err(ToolError::unsupported(
+                T,
+                "it sends HTTP/1.1 only, not HTTP/1.0",
+            ));
         }
     }
     if !spec.stages.is_empty() {
         if spec.duration.is_some() || spec.requests.is_some() {
-            return Err(Unsupported::new(
+            return Err(ToolError::unsupported(
                 T,
                 "stages set the duration; give no -d or -n",
             ));
@@ -139,7 +145,7 @@ pub(super) fn argv(spec: &LoadSpec, url: &str) -> Result<Vec<String>, Unsupporte
             (Some(d), None) => a.extend(["--duration".into(), duration_arg(d)]),
             (None, Some(n)) => a.extend(["--iterations".into(), n.to_string()]),
             _ => {
-                return Err(Unsupported::new(
+                return Err(ToolError::unsupported(
                     T,
                     "give a duration or a request count, not both (--duration, --iterations)",
                 ));
@@ -181,8 +187,8 @@ fn summary(text: &str) -> Option<Value> {
     })
 }
 
-pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
-    let doc = summary(stdout).ok_or_else(|| ParseError::missing(T, "JSON summary", stderr))?;
+pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ToolError> {
+    let doc = summary(stdout).ok_or_else(|| ToolError::missing(T, "JSON summary", stderr))?;
     let metric = |name: &str, field: &str| -> Option<f64> {
         let m = doc.get("metrics")?.get(name)?;
         m.get("values")
@@ -192,9 +198,9 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
             .filter(|x| x.is_finite())
     };
     let count = metric("http_reqs", "count")
-        .ok_or_else(|| ParseError::missing(T, "http_reqs count", stderr))?;
+        .ok_or_else(|| ToolError::missing(T, "http_reqs count", stderr))?;
     if count < 0.0 || count > u64::MAX as f64 {
-        return Err(ParseError::invalid(T, "http_reqs count", count));
+        return Err(ToolError::invalid(T, "http_reqs count", count));
     }
     let requests = count as u64;
     let rate = metric("http_reqs", "rate").unwrap_or(0.0);

@@ -3,7 +3,7 @@
 //! each is found ([`Tool::locate`]: the workspace's own install folders first, then PATH).
 //!
 //! A step's load is a [`LoadSpec`]; [`Tool::argv`] turns it into one tool's argv, or into
-//! [`Unsupported`] with a one-line reason when the tool cannot do that combination (wrk has
+//! [`ToolError::Unsupported`] with a one-line reason when the tool cannot do that combination (wrk has
 //! no request count, ab speaks only HTTP/1.0, …) — never into a silently different load.
 //! [`Tool::parse`] turns the tool's stdout (and stderr, for context) into the results
 //! schema's [`Run`]; the server-side fields (RSS, CPU) stay `None` for the harness to fill.
@@ -128,37 +128,20 @@ fn install_dirs(tool: Tool) -> &'static [&'static str] {
     }
 }
 
-/// A load a tool cannot apply as asked, with the reason in one line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unsupported {
-    /// The tool's name.
-    pub tool: &'static str,
-    /// Why.
-    pub reason: String,
-}
-
-impl Unsupported {
-    fn new(tool: Tool, reason: impl Into<String>) -> Unsupported {
-        Unsupported {
-            tool: tool.name(),
-            reason: reason.into(),
-        }
-    }
-}
-
-impl fmt::Display for Unsupported {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} cannot run this step: {}", self.tool, self.reason)
-    }
-}
-
-impl std::error::Error for Unsupported {}
-
-/// A tool's output that could not be read as a run.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ParseError {
-    /// Something every complete output has is missing (the tool failed, or is another
+/// What can go wrong with a load tool: the crate's one error type.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ToolError {
+    /// A load the tool cannot apply as asked, with the reason in one line.
+    #[error("{tool} cannot run this step: {reason}")]
+    Unsupported {
+        /// The tool's name.
+        tool: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// Its output lacks something every complete output has (the tool failed, or is another
     /// version); `stderr` is the last line the tool wrote there, for context.
+    #[error("{tool}'s output has no {what}{}", context(.stderr))]
     Missing {
         /// The tool's name.
         tool: &'static str,
@@ -167,7 +150,8 @@ pub enum ParseError {
         /// The last non-empty line of the tool's stderr.
         stderr: String,
     },
-    /// A value is there but cannot be read.
+    /// A value of its output is there but cannot be read.
+    #[error("{tool}'s output: cannot read {what} from {text:?}")]
     Invalid {
         /// The tool's name.
         tool: &'static str,
@@ -176,11 +160,30 @@ pub enum ParseError {
         /// The text, or the JSON error.
         text: String,
     },
+    /// A `--tool` name that is not one of [`TOOLS`].
+    #[error("unknown tool {0:?}: use builtin, wrk, ab, oha, k6 or autocannon")]
+    UnknownTool(String),
 }
 
-impl ParseError {
-    fn missing(tool: Tool, what: &'static str, stderr: &str) -> ParseError {
-        ParseError::Missing {
+/// ` (stderr: LINE)`, or nothing for an empty stderr.
+fn context(stderr: &str) -> String {
+    if stderr.is_empty() {
+        String::new()
+    } else {
+        format!(" (stderr: {stderr})")
+    }
+}
+
+impl ToolError {
+    fn unsupported(tool: Tool, reason: impl Into<String>) -> ToolError {
+        ToolError::Unsupported {
+            tool: tool.name(),
+            reason: reason.into(),
+        }
+    }
+
+    fn missing(tool: Tool, what: &'static str, stderr: &str) -> ToolError {
+        ToolError::Missing {
             tool: tool.name(),
             what,
             stderr: stderr
@@ -195,57 +198,31 @@ impl ParseError {
         }
     }
 
-    fn invalid(tool: Tool, what: &'static str, text: impl fmt::Display) -> ParseError {
-        ParseError::Invalid {
+    fn invalid(tool: Tool, what: &'static str, text: impl fmt::Display) -> ToolError {
+        ToolError::Invalid {
             tool: tool.name(),
             what,
             text: text.to_string().chars().take(200).collect(),
         }
     }
-}
 
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    /// Why the tool refused the load, when that is what this is.
+    pub fn unsupported_reason(&self) -> Option<&str> {
         match self {
-            ParseError::Missing { tool, what, stderr } if stderr.is_empty() => {
-                write!(f, "{tool}'s output has no {what}")
-            }
-            ParseError::Missing { tool, what, stderr } => {
-                write!(f, "{tool}'s output has no {what} (stderr: {stderr})")
-            }
-            ParseError::Invalid { tool, what, text } => {
-                write!(f, "{tool}'s output: cannot read {what} from {text:?}")
-            }
+            ToolError::Unsupported { reason, .. } => Some(reason),
+            _ => None,
         }
     }
 }
 
-impl std::error::Error for ParseError {}
-
-/// A `--tool` name that is not one of [`TOOLS`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownTool(pub String);
-
-impl fmt::Display for UnknownTool {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "unknown tool {:?}: use builtin, wrk, ab, oha, k6 or autocannon",
-            self.0
-        )
-    }
-}
-
-impl std::error::Error for UnknownTool {}
-
 impl FromStr for Tool {
-    type Err = UnknownTool;
+    type Err = ToolError;
 
-    fn from_str(s: &str) -> Result<Tool, UnknownTool> {
+    fn from_str(s: &str) -> Result<Tool, ToolError> {
         TOOLS
             .into_iter()
             .find(|t| t.name() == s)
-            .ok_or_else(|| UnknownTool(s.to_string()))
+            .ok_or_else(|| ToolError::UnknownTool(s.to_string()))
     }
 }
 
@@ -408,39 +385,42 @@ impl Tool {
         spec: &LoadSpec,
         url: &str,
         loadgen_bin: &Path,
-    ) -> Result<Vec<String>, Unsupported> {
+    ) -> Result<Vec<String>, ToolError> {
         if spec.connections == 0 {
-            return Err(Unsupported::new(self, "at least one connection is needed"));
+            return Err(ToolError::unsupported(
+                self,
+                "at least one connection is needed",
+            ));
         }
         if spec.stages.is_empty() && spec.duration.is_none() && spec.requests.is_none() {
-            return Err(Unsupported::new(
+            return Err(ToolError::unsupported(
                 self,
                 "the step has no duration and no request count",
             ));
         }
         if !spec.stages.is_empty() && !matches!(self, Tool::Builtin | Tool::K6) {
-            return Err(Unsupported::new(
+            return Err(ToolError::unsupported(
                 self,
                 "it has no stages (a ramp of connections)",
             ));
         }
         if !url.starts_with("http://") {
-            return Err(Unsupported::new(
+            return Err(ToolError::unsupported(
                 self,
                 format!("only http:// URLs: {url:?}"),
             ));
         }
         if spec.pipeline == 0 {
-            return Err(Unsupported::new(self, "a pipelining depth of 0"));
+            return Err(ToolError::unsupported(self, "a pipelining depth of 0"));
         }
         if spec.pipeline > 1 && !matches!(self, Tool::Builtin | Tool::Wrk) {
-            return Err(Unsupported::new(
+            return Err(ToolError::unsupported(
                 self,
                 "it does not pipeline (only the built-in generator and wrk do)",
             ));
         }
         if spec.pipeline > 1 && spec.mode != Mode::KeepAlive {
-            return Err(Unsupported::new(
+            return Err(ToolError::unsupported(
                 self,
                 "pipelining needs keep-alive connections",
             ));
@@ -449,7 +429,7 @@ impl Tool {
             open_model(self, spec, rate)?;
         }
         if self != Tool::Builtin && spec.warmup.is_some() {
-            return Err(Unsupported::new(
+            return Err(ToolError::unsupported(
                 self,
                 "it has no warm-up; run a discarded warm-up first and give no warm-up here",
             ));
@@ -468,7 +448,7 @@ impl Tool {
 
     /// Reads the tool's output (as [`Tool::argv`] asked for it) into a [`Run`]. `stderr` only
     /// gives context to errors. Never panics, whatever the input.
-    pub fn parse(self, stdout: &str, stderr: &str) -> Result<Run, ParseError> {
+    pub fn parse(self, stdout: &str, stderr: &str) -> Result<Run, ToolError> {
         match self {
             Tool::Builtin => builtin::parse(stdout, stderr),
             Tool::Wrk => wrk::parse(stdout, stderr),
@@ -483,7 +463,7 @@ impl Tool {
 /// Refuses an open-model load (`rate` requests/s) that `tool` cannot offer as asked: wrk, ab
 /// and autocannon have no open model; the others need a positive rate, a duration (no request
 /// count, no stages) and no pipelining.
-fn open_model(tool: Tool, spec: &LoadSpec, rate: f64) -> Result<(), Unsupported> {
+fn open_model(tool: Tool, spec: &LoadSpec, rate: f64) -> Result<(), ToolError> {
     let why = match tool {
         Tool::Wrk => Some(
             "it has no open model (a fixed offered rate): wrk 4 sends a connection's next \
@@ -502,19 +482,22 @@ fn open_model(tool: Tool, spec: &LoadSpec, rate: f64) -> Result<(), Unsupported>
         Tool::Builtin | Tool::K6 | Tool::Oha => None,
     };
     if let Some(why) = why {
-        return Err(Unsupported::new(tool, why));
+        return Err(ToolError::unsupported(tool, why));
     }
     if !(rate.is_finite() && rate > 0.0) {
-        return Err(Unsupported::new(tool, format!("an offered rate of {rate}")));
+        return Err(ToolError::unsupported(
+            tool,
+            format!("an offered rate of {rate}"),
+        ));
     }
     if spec.duration.is_none() || spec.requests.is_some() || !spec.stages.is_empty() {
-        return Err(Unsupported::new(
+        return Err(ToolError::unsupported(
             tool,
             "an offered rate runs for a duration (no request count, no stages)",
         ));
     }
     if spec.pipeline > 1 {
-        return Err(Unsupported::new(
+        return Err(ToolError::unsupported(
             tool,
             "an offered rate sends one request at a time per connection (no pipelining)",
         ));
@@ -567,10 +550,10 @@ fn is_executable(p: &Path) -> bool {
     std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// `d` as whole seconds, for tools that take nothing finer (wrk, ab); `Unsupported` else.
-fn whole_secs(tool: Tool, what: &str, d: Duration) -> Result<u64, Unsupported> {
+/// `d` as whole seconds, for tools that take nothing finer (wrk, ab); [`ToolError::Unsupported`] else.
+fn whole_secs(tool: Tool, what: &str, d: Duration) -> Result<u64, ToolError> {
     if d.subsec_nanos() != 0 || d.is_zero() {
-        return Err(Unsupported::new(
+        return Err(ToolError::unsupported(
             tool,
             format!("its {what} is whole seconds (at least 1), not {d:?}"),
         ));
@@ -625,7 +608,7 @@ mod tests {
         spec: &LoadSpec,
         url: &str,
         loadgen: &Path,
-    ) -> Result<Vec<String>, Unsupported> {
+    ) -> Result<Vec<String>, ToolError> {
         let mut argv = tool.argv(spec, url, loadgen)?;
         argv[0] = tool.program().to_string();
         Ok(argv)
@@ -718,7 +701,12 @@ mod tests {
         s.pipeline = 16;
         for t in [Tool::Ab, Tool::Oha, Tool::K6] {
             let e = t.argv(&s, "http://127.0.0.1:1/", bin).unwrap_err();
-            assert!(e.reason.contains("does not pipeline"), "{e}");
+            assert!(
+                e.unsupported_reason()
+                    .unwrap()
+                    .contains("does not pipeline"),
+                "{e}"
+            );
         }
         s.mode = Mode::Close;
         assert!(Tool::Builtin.argv(&s, "http://127.0.0.1:1/", bin).is_err());

@@ -16,19 +16,19 @@ use serde_json::Value;
 
 use bench_model::results::{Errors, Latency, Run};
 
-use super::{LoadSpec, Mode, ParseError, Tool, Unsupported, duration_arg, finite, header_args, us};
+use super::{LoadSpec, Mode, Tool, ToolError, duration_arg, finite, header_args, us};
 
 const T: Tool = Tool::Oha;
 
 const DEADLINE: &str = "aborted due to deadline";
 
-pub(super) fn argv(spec: &LoadSpec, url: &str) -> Result<Vec<String>, Unsupported> {
+pub(super) fn argv(spec: &LoadSpec, url: &str) -> Result<Vec<String>, ToolError> {
     let mut a = Vec::new();
     match (spec.duration, spec.requests) {
         (Some(d), None) => a.extend(["-z".into(), duration_arg(d)]),
         (None, Some(n)) => a.extend(["-n".into(), n.to_string()]),
         _ => {
-            return Err(Unsupported::new(
+            return Err(ToolError::unsupported(
                 T,
                 "give a duration (-z) or a request count (-n), not both: -z ignores -n",
             ));
@@ -48,7 +48,7 @@ pub(super) fn argv(spec: &LoadSpec, url: &str) -> Result<Vec<String>, Unsupporte
             a.extend(["--http-version", "1.0", "--disable-keepalive"].map(String::from))
         }
         Mode::Http10KeepAlive => {
-            return Err(Unsupported::new(
+            return Err(ToolError::unsupported(
                 T,
                 "its HTTP/1.0 keep-alive is hyper's client, not ab's Connection: Keep-Alive; \
                  use ab -k or the built-in generator",
@@ -71,19 +71,19 @@ fn rate_args(rate: f64) -> [String; 3] {
     ]
 }
 
-pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
+pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ToolError> {
     if stdout.trim().is_empty() {
-        return Err(ParseError::missing(T, "JSON summary", stderr));
+        return Err(ToolError::missing(T, "JSON summary", stderr));
     }
     let doc: Value =
-        serde_json::from_str(stdout).map_err(|e| ParseError::invalid(T, "the JSON summary", e))?;
+        serde_json::from_str(stdout).map_err(|e| ToolError::invalid(T, "the JSON summary", e))?;
     let summary = doc
         .get("summary")
         .filter(|s| s.is_object())
-        .ok_or_else(|| ParseError::missing(T, "\"summary\" object", stderr))?;
+        .ok_or_else(|| ToolError::missing(T, "\"summary\" object", stderr))?;
     let num = |v: &Value, key: &str| v.get(key).and_then(Value::as_f64).filter(|x| x.is_finite());
     let total =
-        num(summary, "total").ok_or_else(|| ParseError::missing(T, "summary.total", stderr))?;
+        num(summary, "total").ok_or_else(|| ToolError::missing(T, "summary.total", stderr))?;
     let counts = |key: &str| -> Vec<(String, u64)> {
         doc.get(key)
             .and_then(Value::as_object)

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 
 use bench_model::results::{Errors, Latency, Run};
 
-use super::{LoadSpec, Mode, ParseError, Tool, Unsupported, finite, header_args, us, whole_secs};
+use super::{LoadSpec, Mode, Tool, ToolError, finite, header_args, us, whole_secs};
 
 const T: Tool = Tool::Wrk;
 
@@ -30,27 +30,30 @@ pub(super) fn pipeline_script() -> PathBuf {
     manifest::workspace_root().join("scripts/wrk/pipeline.lua")
 }
 
-pub(super) fn argv(spec: &LoadSpec, url: &str) -> Result<Vec<String>, Unsupported> {
+pub(super) fn argv(spec: &LoadSpec, url: &str) -> Result<Vec<String>, ToolError> {
     match spec.mode {
         Mode::KeepAlive => {}
         Mode::Close => {
-            return Err(Unsupported::new(
+            return Err(ToolError::unsupported(
                 T,
                 "it keeps connections alive; it has no new-connection-per-request mode",
             ));
         }
         Mode::Http10 | Mode::Http10KeepAlive => {
-            return Err(Unsupported::new(T, "it sends HTTP/1.1 only, not HTTP/1.0"));
+            return Err(ToolError::unsupported(
+                T,
+                "it sends HTTP/1.1 only, not HTTP/1.0",
+            ));
         }
     }
     if spec.requests.is_some() {
-        return Err(Unsupported::new(
+        return Err(ToolError::unsupported(
             T,
             "it runs for a duration (-d); it has no request count (-n)",
         ));
     }
     let Some(d) = spec.duration else {
-        return Err(Unsupported::new(T, "it needs a duration (-d)"));
+        return Err(ToolError::unsupported(T, "it needs a duration (-d)"));
     };
     let mut a = vec![
         "-t1".to_string(),
@@ -75,9 +78,9 @@ pub(super) fn argv(spec: &LoadSpec, url: &str) -> Result<Vec<String>, Unsupporte
     Ok(a)
 }
 
-pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ParseError> {
-    let missing = |what| ParseError::missing(T, what, stderr);
-    let invalid = |what, text: &str| ParseError::invalid(T, what, text);
+pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ToolError> {
+    let missing = |what| ToolError::missing(T, what, stderr);
+    let invalid = |what, text: &str| ToolError::invalid(T, what, text);
 
     // "  172445 requests in 2.13s, 187.97MB read"
     let summary = stdout
@@ -252,7 +255,12 @@ mod tests {
         assert_eq!(a[6..9], ["-H", "Authorization: Bearer x", "--latency"]);
         s.mode = Mode::Close;
         let e = bare(Tool::Wrk, &s, "http://h:1/", Path::new("")).unwrap_err();
-        assert!(e.reason.contains("new-connection-per-request"), "{e}");
+        assert!(
+            e.unsupported_reason()
+                .unwrap()
+                .contains("new-connection-per-request"),
+            "{e}"
+        );
         s.mode = Mode::Http10;
         assert!(bare(Tool::Wrk, &s, "http://h:1/", Path::new("")).is_err());
         s.mode = Mode::KeepAlive;
@@ -261,7 +269,10 @@ mod tests {
         s.requests = None;
         s.duration = Some(Duration::from_millis(2500));
         let e = bare(Tool::Wrk, &s, "http://h:1/", Path::new("")).unwrap_err();
-        assert!(e.reason.contains("whole seconds"), "{e}");
+        assert!(
+            e.unsupported_reason().unwrap().contains("whole seconds"),
+            "{e}"
+        );
     }
 
     #[test]

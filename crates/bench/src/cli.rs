@@ -1,7 +1,6 @@
 //! The command line (clap): `list`, `verify`, `run`, `report`, `instructions`, `tools list`
 //! and `tools compare`, and their options.
 
-use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -349,21 +348,4 @@ fn positive_duration(s: &str) -> Result<Duration, String> {
         ));
     }
     Ok(d)
-}
-/// The command line asked for something that cannot be done (exit status 2, like a flag
-/// clap rejects), with the reason in one line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BadInput(pub String);
-
-impl fmt::Display for BadInput {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for BadInput {}
-
-/// `e` as a [`BadInput`].
-pub fn bad(e: impl fmt::Display) -> anyhow::Error {
-    anyhow::Error::new(BadInput(e.to_string()))
 }

@@ -7,7 +7,8 @@
 //! Its layers, in the order a run passes through them, each a module that uses only those
 //! listed before it (and [`term`]):
 //!
-//! - [`cli`]: the command line (`list`, `verify`, `run`, `report`, `tools compare`, …);
+//! - [`cli`]: the command line (`list`, `verify`, `run`, `report`, `tools compare`, …), and
+//!   [`error`], the errors its exit status depends on;
 //! - [`provenance`]: the machine, the git revision and the programs' versions, read here;
 //! - [`step`]: running one step: start and stop a server (process groups, pinning, signals),
 //!   a load tool as a child process, /proc sampling and the machine beside it; the per-step
@@ -21,6 +22,7 @@
 
 pub mod cli;
 pub mod cmd;
+pub mod error;
 pub mod plan;
 pub mod provenance;
 pub mod step;

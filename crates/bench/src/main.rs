@@ -4,13 +4,13 @@
 
 use std::process::ExitCode;
 
-use bench::cli::BadInput;
 use bench::cli::{Cli, Cmd, ToolsCmd};
 use bench::cmd::{idle, instructions, list, publish, run, tools, verify};
+use bench::error;
 use bench::say;
 use bench::step::procs;
 use bench::step::server::Env;
-use bench::step::signals::{self, Interrupted};
+use bench::step::signals;
 
 fn main() -> ExitCode {
     let cli: Cli = match serve::config::parse_args() {
@@ -26,7 +26,7 @@ fn main() -> ExitCode {
     match execute(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            if let Some(&i) = e.downcast_ref::<Interrupted>() {
+            if let Some(i) = error::interrupted(&e) {
                 let left = procs::leftovers();
                 let results = match (
                     e.downcast_ref::<publish::Kept>(),
@@ -37,14 +37,20 @@ fn main() -> ExitCode {
                     (None, None) => "no results written".to_string(),
                 };
                 if left.is_empty() {
-                    eprintln!("bench: {i}: stopped every process it had started; {results}");
+                    eprintln!(
+                        "bench: interrupted by {}: stopped every process it had started; {results}",
+                        i.name()
+                    );
                 } else {
-                    eprintln!("bench: {i}: processes it started are still running: {left:?}");
+                    eprintln!(
+                        "bench: interrupted by {}: processes it started are still running: {left:?}",
+                        i.name()
+                    );
                 }
                 return ExitCode::from(i.exit_code());
             }
             eprintln!("bench: {}", one_line(&e));
-            if e.downcast_ref::<BadInput>().is_some() {
+            if error::is_bad_input(&e) {
                 return ExitCode::from(2);
             }
             ExitCode::FAILURE

@@ -8,7 +8,7 @@
 //! [`Plan::new`] reads the command line and servers.toml into a [`Plan`]; the `run` command
 //! (`cmd::run`) carries it out. A refusal of what the command line asked for (an unknown
 //! experiment, tool or server; a tool that is not installed or cannot apply a step) is a
-//! [`BadInput`](crate::cli::BadInput), which the binary turns into exit status 2.
+//! [`Error::BadInput`](crate::error::Error::BadInput), which the binary turns into exit status 2.
 
 use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
@@ -17,7 +17,8 @@ use std::time::Duration;
 use anyhow::{anyhow, bail};
 use manifest::{Manifest, Server};
 
-use crate::cli::{RunArgs, bad};
+use crate::cli::RunArgs;
+use crate::error::bad;
 use crate::step::server::{self, Availability, Env};
 use crate::step::{spec, warmup_spec};
 use bench_model::experiment::{self, Experiment, Step};

@@ -30,6 +30,12 @@ static HEAVY: Mutex<()> = Mutex::new(());
 
 /// [`HEAVY`], held until the guard drops (a test that failed while holding it does not
 /// keep the others out).
+/// A `bench run` results file, read after checking it against its committed schema.
+fn load_checked(path: &Path) -> Result<Results, bench_model::results::ResultsError> {
+    bench_model::schema::check_file(path).unwrap_or_else(|e| panic!("{e}"));
+    Results::load(path)
+}
+
 fn heavy() -> MutexGuard<'static, ()> {
     HEAVY.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -213,7 +219,7 @@ fn only_results(dir: &Path) -> Results {
         .map(|e| e.unwrap().path())
         .collect();
     assert_eq!(files.len(), 1, "{files:?}");
-    Results::load(&files[0]).unwrap_or_else(|e| panic!("{e}"))
+    load_checked(&files[0]).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn spawn(args: &[&str]) -> Child {
@@ -323,7 +329,7 @@ fn tool_run(tool: Tool, experiment: &str, args: &[&str], limit: Duration) -> Res
     let run = run_ok(&format!("{experiment}-{tool}"), &all, limit);
     let names: Vec<&str> = run.seen.values().map(|s| s.comm.as_str()).collect();
     assert!(names.contains(&tool.name()), "{tool}: {names:?}");
-    let r = Results::load(&run.file).unwrap_or_else(|e| panic!("{e}"));
+    let r = load_checked(&run.file).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(r.tool, tool.name());
     fs::remove_dir_all(&run.dir).ok();
     r
@@ -354,7 +360,7 @@ fn failing_target_run(name: &str, args: &[&str], url: &str) -> (String, Results)
 /// how, on what (pinned apart), no path of this machine, every step valid with the contract's
 /// bytes, latency, RSS and CPU sampled.
 fn check_quick_e3(file: &Path, servers: &[&str]) {
-    let r = Results::load(file).expect("a valid results file");
+    let r = load_checked(file).expect("a valid results file");
     assert_eq!(
         (r.experiment.as_str(), r.tool.as_str(), r.quick, r.repeat),
         ("e3", "builtin", true, 1)
@@ -434,7 +440,7 @@ fn quick_e6_pipelines_plaintext_verifies_first_and_reports_tfb_tables() {
     // step is rightly invalid and the run cannot pass; the release one does (docs/results).
     let _heavy = heavy();
     let run = quick_run("e6", "server-prebuilt,server-may", Duration::from_secs(240));
-    let mut r = Results::load(&run.file).expect("a valid results file");
+    let mut r = load_checked(&run.file).expect("a valid results file");
     assert_eq!(r.experiment, "e6");
     for s in &r.servers {
         // Verified before the load: a 200 with the contract's body on both endpoints.
@@ -659,7 +665,7 @@ fn sigint_keeps_the_finished_steps_and_stops_everything_it_started() {
             && let Some(p) = results(&out_dir)
                 .into_iter()
                 .find(|p| p.extension().is_some_and(|x| x == "json"))
-            && let Ok(r) = Results::load(&p)
+            && let Ok(r) = load_checked(&p)
         {
             first = Some(r);
             seen.retain(|_, s| s.comm != "loadgen");
@@ -721,7 +727,7 @@ fn sigint_keeps_the_finished_steps_and_stops_everything_it_started() {
     // One file, no temporary beside it: the finished steps, marked incomplete.
     let files = results(&out_dir);
     assert_eq!(files.len(), 1, "{files:?}");
-    let r = Results::load(&files[0]).unwrap();
+    let r = load_checked(&files[0]).unwrap();
     assert!(!r.complete);
     let reason = r.incomplete_reason.clone().unwrap_or_default();
     assert!(
@@ -905,7 +911,7 @@ fn target_drives_a_running_server_without_starting_or_sampling() {
         "started a server: {names:?}"
     );
     assert!(names.contains(&"loadgen"), "{names:?}");
-    let r = Results::load(&run.file).unwrap_or_else(|e| panic!("{e}"));
+    let r = load_checked(&run.file).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(r.target.as_deref(), Some(url.as_str()));
     assert_eq!(r.pinning, None);
     assert!(
@@ -1190,6 +1196,7 @@ fn tools_compare_writes_its_results_file_and_report() {
     assert!(stem.starts_with("tools-") && stem.ends_with('Z'), "{stem}");
     assert_eq!(names, [format!("{stem}.json"), format!("{stem}.md")]);
 
+    bench_model::schema::check_file(&json).unwrap_or_else(|e| panic!("{e}"));
     let r = ToolResults::load(&json).unwrap();
     assert_eq!(r.schema, "bench.tools/1");
     assert!(r.complete && r.incomplete_reason.is_none() && r.problems.is_empty());
@@ -1358,7 +1365,7 @@ fn quick_e7_climbs_each_ladder_until_the_server_cannot_keep_up() {
     ];
     let run = run_ok("e7", &args, Duration::from_secs(240));
     let stdout = text(&run.out.stdout);
-    let r = Results::load(&run.file).unwrap_or_else(|e| panic!("{e}"));
+    let r = load_checked(&run.file).unwrap_or_else(|e| panic!("{e}"));
     assert!(r.complete && r.incomplete_reason.is_none());
     assert_eq!((r.experiment.as_str(), r.tool.as_str()), ("e7", "builtin"));
     assert!(
@@ -1913,6 +1920,10 @@ fn publish_quick_keeps_what_finished_on_ctrl_c_and_resumes() {
         names.contains("README.md") && names.contains("index.html"),
         "{names:?}"
     );
+    // Every results file the publish wrote has its kind's committed schema.
+    for n in names.iter().filter(|n| n.ends_with(".json")) {
+        bench_model::schema::check_file(&results.join(n)).unwrap_or_else(|e| panic!("{e}"));
+    }
     assert!(
         !staging.join("state.json").exists(),
         "the state is gone once published"

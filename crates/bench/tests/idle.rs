@@ -70,6 +70,7 @@ fn idle_connections_are_held_measured_and_written() {
         name.starts_with("idle-") && name.ends_with("Z.json"),
         "{name}"
     );
+    bench_model::schema::check_file(&json).unwrap_or_else(|e| panic!("{e}"));
     let r = IdleResults::load(&json).unwrap();
     assert_eq!((r.schema.as_str(), r.connections), (SCHEMA, 200));
     assert_eq!(r.command[..2], ["bench", "idle"]);

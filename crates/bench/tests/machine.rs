@@ -72,6 +72,7 @@ fn results(dir: &Path) -> Results {
         .map(|e| e.unwrap().path())
         .collect();
     assert_eq!(files.len(), 1, "{files:?}");
+    bench_model::schema::check_file(&files[0]).unwrap_or_else(|e| panic!("{e}"));
     Results::load(&files[0]).unwrap()
 }
 

@@ -308,6 +308,7 @@ fn your_own_server_is_listed_verified_and_measured_beside_a_rust_variant() {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .find(|p| p.extension().is_some_and(|x| x == "json"))
         .expect("a results file");
+    bench_model::schema::check_file(&json).unwrap_or_else(|e| panic!("{e}"));
     let r = Results::load(&json).unwrap_or_else(|e| panic!("{e}"));
     assert!(r.complete, "{:?}", r.incomplete_reason);
     let names: Vec<&str> = r.servers.iter().map(|s| s.name.as_str()).collect();

@@ -14,6 +14,7 @@ pub const SCHEMA: &str = "bench.idle/1";
 
 /// A `bench idle` results file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct IdleResults {
     /// Always [`SCHEMA`].
     pub schema: String,
@@ -37,6 +38,7 @@ pub struct IdleResults {
 
 /// One server's memory.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct IdleServer {
     /// Its servers.toml name.
     pub name: String,
@@ -57,12 +59,12 @@ impl IdleResults {
     }
 
     /// Writes it as `idle-<YYYYMMDDTHHMMSSZ>.json` in `dir` (`-2`, … when taken).
-    pub fn write(&self, dir: &Path) -> anyhow::Result<PathBuf> {
+    pub fn write(&self, dir: &Path) -> Result<PathBuf, super::ResultsError> {
         super::write_new(dir, "idle", &self.started_utc, self)
     }
 
     /// Reads a `bench idle` results file.
-    pub fn load(path: &Path) -> anyhow::Result<IdleResults> {
+    pub fn load(path: &Path) -> Result<IdleResults, super::ResultsError> {
         super::load_tagged(path, SCHEMA)
     }
 }

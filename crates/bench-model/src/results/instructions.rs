@@ -4,7 +4,6 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use super::{Git, Machine};
@@ -14,6 +13,7 @@ pub const SCHEMA: &str = "bench.instructions/1";
 
 /// How the load generator sends its requests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
     /// HTTP/1.1 keep-alive, one request at a time per connection.
@@ -59,6 +59,7 @@ impl Mode {
 
 /// The request counts of the two runs and the connections they use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Counts {
     /// Requests of the first (small) run.
     pub small: u64,
@@ -80,6 +81,7 @@ impl Default for Counts {
 
 /// One run under callgrind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Count {
     /// Requests the load generator was asked for.
     pub requests: u64,
@@ -91,6 +93,7 @@ pub struct Count {
 
 /// A server's cost for one endpoint and mode.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Measurement {
     /// The server's name.
     pub server: String,
@@ -108,6 +111,7 @@ pub struct Measurement {
 
 /// A `bench instructions` results file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct InstructionResults {
     /// Always [`SCHEMA`].
     pub schema: String,
@@ -135,8 +139,8 @@ pub struct InstructionResults {
 
 impl InstructionResults {
     /// Writes it as `instructions-<UTC timestamp>.json` in `dir`.
-    pub fn write(&self, dir: &Path) -> anyhow::Result<PathBuf> {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    pub fn write(&self, dir: &Path) -> Result<PathBuf, super::ResultsError> {
+        std::fs::create_dir_all(dir).map_err(super::file("creating", dir))?;
         let stamp: String = self
             .started_utc
             .chars()
@@ -145,13 +149,13 @@ impl InstructionResults {
         let path = dir.join(format!("instructions-{stamp}.json"));
         let tmp = path.with_extension("json.tmp");
         std::fs::write(&tmp, serde_json::to_string_pretty(self)? + "\n")
-            .with_context(|| format!("writing {}", tmp.display()))?;
-        std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
+            .map_err(super::file("writing", &tmp))?;
+        std::fs::rename(&tmp, &path).map_err(super::file("writing", &path))?;
         Ok(path)
     }
 
     /// Reads a `bench instructions` results file.
-    pub fn load(path: &Path) -> anyhow::Result<InstructionResults> {
+    pub fn load(path: &Path) -> Result<InstructionResults, super::ResultsError> {
         super::load_tagged(path, SCHEMA)
     }
 }

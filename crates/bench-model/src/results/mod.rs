@@ -17,7 +17,6 @@
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::fmt;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -44,6 +43,7 @@ fn yes() -> bool {
 
 /// One `bench run`: what was run, when, how, on what, and every server's steps.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Results {
     /// Always [`SCHEMA`].
     pub schema: String,
@@ -96,6 +96,7 @@ pub struct Results {
 
 /// Which CPUs servers and the load tool were pinned to.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Pinning {
     /// The servers' CPUs.
     pub server_cpus: Vec<usize>,
@@ -105,6 +106,7 @@ pub struct Pinning {
 
 /// Whether a server is one of this workspace's Rust variants or a peer (the original system).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ServerKind {
     /// A Rust variant of this workspace (servers.toml `package`).
@@ -115,6 +117,7 @@ pub enum ServerKind {
 
 /// A header field a library adds to every response that the variant cannot stop.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ExtraHeader {
     /// The field name, lowercase.
     pub field: String,
@@ -133,6 +136,7 @@ impl From<&manifest::ExtraHeader> for ExtraHeader {
 
 /// One server's part of a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ServerResult {
     /// Its servers.toml name.
     pub name: String,
@@ -156,6 +160,7 @@ pub struct ServerResult {
 
 /// One endpoint's answer to a plain `GET` before the load, as `bench verify` judges it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Verified {
     /// The request target.
     pub endpoint: String,
@@ -193,6 +198,7 @@ impl ServerResult {
 
 /// One step of an experiment against one server (e.g. E3's `c1000` on `/`), repeated.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct StepResult {
     /// The step's id within the experiment (`c100`, `ramp`, `sync`, …).
     pub step: String,
@@ -239,6 +245,7 @@ impl StepResult {
 
 /// What one repeat of a step measured.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Run {
     /// Requests completed or failed in the measured window.
     pub requests: u64,
@@ -354,6 +361,7 @@ impl Run {
 /// What else used the machine's CPUs over a run's measured window (`bench`'s docs give the
 /// limits past which a run is [`Run::disturbed`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Interference {
     /// All CPUs' busy time (steal excluded) less the server's, the load tool's and the
     /// harness's own, percent of one CPU; `None` when the server is not sampled (a remote
@@ -369,6 +377,7 @@ pub struct Interference {
 
 /// Two measured windows of a probed step, seconds from the start of its measured run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Windows {
     /// The load's `[start, end]`.
     pub load: [f64; 2],
@@ -392,6 +401,7 @@ fn is_zero(n: &u32) -> bool {
 /// A latency summary, microseconds. A field is `None` when the tool does not report it (wrk
 /// `--latency` has no p95; k6 by default no p99).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Latency {
     /// Mean.
     pub mean: Option<f64>,
@@ -413,6 +423,7 @@ pub struct Latency {
 
 /// Failed requests by kind.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Errors {
     /// Connections that could not be made.
     pub connect: u64,
@@ -466,6 +477,7 @@ pub const SOCKET_ERRORS: [&str; 4] = ["connect", "read", "write", "timeout"];
 
 /// The server's resident memory over a repeat, KiB.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Rss {
     /// Before the load.
     pub start: u64,
@@ -477,6 +489,7 @@ pub struct Rss {
 
 /// How far the repeats of a step are apart, by requests per second.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Spread {
     /// The lowest repeat.
     pub requests_per_s_min: f64,
@@ -620,26 +633,12 @@ pub fn spread(runs: &[Run]) -> Option<Spread> {
     })
 }
 
-fn median_f64(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
+fn median_f64(v: Vec<f64>) -> f64 {
+    crate::stats::median(v).unwrap_or(0.0)
 }
 
-fn median_u64(mut v: Vec<u64>) -> u64 {
-    v.sort_unstable();
-    match v.len() {
-        0 => 0,
-        n if n % 2 == 1 => v[n / 2],
-        // The mean of the middle two, rounded half up, without overflow.
-        n => {
-            let (a, b) = (v[n / 2 - 1], v[n / 2]);
-            a / 2 + b / 2 + (a % 2 + b % 2).div_ceil(2)
-        }
-    }
+fn median_u64(v: Vec<u64>) -> u64 {
+    crate::stats::median_u64(v).unwrap_or(0)
 }
 
 /// A step whose figure is the load tool's limit ([`Results::tool_bound_steps`]).
@@ -679,10 +678,12 @@ impl BoundStep<'_> {
     }
 }
 
-/// Why a results document could not be written or read.
-#[derive(Debug)]
+/// Why a results file could not be written or read: the crate's one error type, for every
+/// kind of results file.
+#[derive(Debug, thiserror::Error)]
 pub enum ResultsError {
     /// A file or directory operation failed.
+    #[error("{}: {source}", path.display())]
     Io {
         /// The path involved.
         path: PathBuf,
@@ -690,6 +691,7 @@ pub enum ResultsError {
         source: io::Error,
     },
     /// The file is not valid results JSON.
+    #[error("{}: not a results document: {source}", path.display())]
     Json {
         /// The file.
         path: PathBuf,
@@ -697,38 +699,58 @@ pub enum ResultsError {
         source: serde_json::Error,
     },
     /// The file has another `schema` tag.
+    #[error("{}: schema {found:?}, this bench reads {SCHEMA:?}", path.display())]
     Schema {
         /// The file.
         path: PathBuf,
         /// The tag it has.
         found: String,
     },
-}
-
-impl fmt::Display for ResultsError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ResultsError::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            ResultsError::Json { path, source } => {
-                write!(f, "{}: not a results document: {source}", path.display())
-            }
-            ResultsError::Schema { path, found } => write!(
-                f,
-                "{}: schema {found:?}, this bench reads {SCHEMA:?}",
-                path.display()
-            ),
-        }
-    }
-}
-
-impl std::error::Error for ResultsError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ResultsError::Io { source, .. } => Some(source),
-            ResultsError::Json { source, .. } => Some(source),
-            ResultsError::Schema { .. } => None,
-        }
-    }
+    /// Reading or writing one of the other kinds of file (instructions, tools, idle) failed:
+    /// `what` it was doing (`reading`, `writing`, `creating`) and the path.
+    #[error("{what} {}", path.display())]
+    File {
+        /// What it was doing.
+        what: &'static str,
+        /// The path.
+        path: PathBuf,
+        /// The failure.
+        #[source]
+        source: io::Error,
+    },
+    /// The file is not JSON.
+    #[error("{} is not JSON", path.display())]
+    NotJson {
+        /// The file.
+        path: PathBuf,
+        /// The failure.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The file is another kind of results file.
+    #[error("{} is not a {schema} file (its schema: {found})", path.display())]
+    OtherKind {
+        /// The file.
+        path: PathBuf,
+        /// The kind asked for.
+        schema: &'static str,
+        /// The `schema` it has (JSON text).
+        found: String,
+    },
+    /// The file is tagged as the kind asked for but does not have its shape.
+    #[error("{} is not a {schema} file", path.display())]
+    Shape {
+        /// The file.
+        path: PathBuf,
+        /// The kind asked for.
+        schema: &'static str,
+        /// The failure.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A document could not be turned into JSON.
+    #[error(transparent)]
+    Serialize(#[from] serde_json::Error),
 }
 
 impl Results {
@@ -875,9 +897,8 @@ pub(crate) fn write_new<T: Serialize>(
     kind: &str,
     started_utc: &str,
     doc: &T,
-) -> anyhow::Result<PathBuf> {
-    use anyhow::Context;
-    fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+) -> Result<PathBuf, ResultsError> {
+    fs::create_dir_all(dir).map_err(file("creating", dir))?;
     let stamp =
         compact_stamp(started_utc).unwrap_or_else(|| compact_stamp(&utc_now()).unwrap_or_default());
     let mut path = dir.join(format!("{kind}-{stamp}.json"));
@@ -888,12 +909,18 @@ pub(crate) fn write_new<T: Serialize>(
     }
     let text = serde_json::to_string_pretty(doc)?;
     let tmp = dir.join(format!(".{kind}-{stamp}.{}.tmp", std::process::id()));
-    fs::write(&tmp, text + "\n").with_context(|| format!("writing {}", tmp.display()))?;
-    fs::rename(&tmp, &path).with_context(|| {
+    fs::write(&tmp, text + "\n").map_err(file("writing", &tmp))?;
+    fs::rename(&tmp, &path).map_err(|e| {
         let _ = fs::remove_file(&tmp);
-        format!("writing {}", path.display())
+        file("writing", &path)(e)
     })?;
     Ok(path)
+}
+
+/// An I/O failure `what`-ing `path`, as a [`ResultsError::File`].
+pub(crate) fn file(what: &'static str, path: &Path) -> impl FnOnce(io::Error) -> ResultsError {
+    let path = path.to_path_buf();
+    move |source| ResultsError::File { what, path, source }
 }
 
 /// The `schema` field of the JSON file at `path`, if it has one.
@@ -910,21 +937,27 @@ pub fn schema_of(path: &Path) -> Option<String> {
 /// another kind is named rather than failing on a field).
 pub(crate) fn load_tagged<T: serde::de::DeserializeOwned>(
     path: &Path,
-    schema: &str,
-) -> anyhow::Result<T> {
-    use anyhow::Context;
-    let text = fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let found = serde_json::from_str::<serde_json::Value>(&text)
-        .with_context(|| format!("{} is not JSON", path.display()))?;
+    schema: &'static str,
+) -> Result<T, ResultsError> {
+    let text = fs::read_to_string(path).map_err(file("reading", path))?;
+    let found = serde_json::from_str::<serde_json::Value>(&text).map_err(|source| {
+        ResultsError::NotJson {
+            path: path.to_path_buf(),
+            source,
+        }
+    })?;
     if found["schema"] != schema {
-        anyhow::bail!(
-            "{} is not a {schema} file (its schema: {})",
-            path.display(),
-            found["schema"]
-        );
+        return Err(ResultsError::OtherKind {
+            path: path.to_path_buf(),
+            schema,
+            found: found["schema"].to_string(),
+        });
     }
-    serde_json::from_str(&text)
-        .with_context(|| format!("{} is not a {schema} file", path.display()))
+    serde_json::from_str(&text).map_err(|source| ResultsError::Shape {
+        path: path.to_path_buf(),
+        schema,
+        source,
+    })
 }
 
 fn io_at(path: &Path) -> impl FnOnce(io::Error) -> ResultsError {

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// The machine a run was made on.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Machine {
     /// The host name.
     pub hostname: String,
@@ -21,6 +22,7 @@ pub struct Machine {
 
 /// The workspace's revision.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Git {
     /// `git rev-parse HEAD`; `None` outside a repository or without git.
     pub revision: Option<String>,

@@ -16,6 +16,7 @@ pub const SCHEMA: &str = "bench.tools/1";
 
 /// A `bench tools compare` results file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ToolResults {
     /// Always [`SCHEMA`].
     pub schema: String,
@@ -56,6 +57,7 @@ pub struct ToolResults {
 
 /// A tool and its version line.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ToolVersion {
     /// Its name (`builtin`, `wrk`, `ab`, `oha`, `k6`, `autocannon`).
     pub name: String,
@@ -65,6 +67,7 @@ pub struct ToolVersion {
 
 /// The server driven.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct CompareServer {
     /// Its servers.toml name.
     pub name: String,
@@ -74,6 +77,7 @@ pub struct CompareServer {
 
 /// The load every tool applied.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct CompareLoad {
     /// Concurrent connections.
     pub connections: u64,
@@ -91,6 +95,7 @@ pub struct CompareLoad {
 
 /// One tool's run in one round.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Round {
     /// The round, from 1.
     pub round: u32,
@@ -114,6 +119,7 @@ pub struct Round {
 
 /// One tool's medians over the rounds.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ToolMedian {
     /// The tool's name.
     pub tool: String,
@@ -153,12 +159,12 @@ impl ToolResults {
     }
 
     /// Writes it as `tools-<YYYYMMDDTHHMMSSZ>.json` in `dir` (`-2`, … when taken).
-    pub fn write(&self, dir: &Path) -> anyhow::Result<PathBuf> {
+    pub fn write(&self, dir: &Path) -> Result<PathBuf, super::ResultsError> {
         super::write_new(dir, "tools", &self.started_utc, self)
     }
 
     /// Reads a `bench tools compare` results file.
-    pub fn load(path: &Path) -> anyhow::Result<ToolResults> {
+    pub fn load(path: &Path) -> Result<ToolResults, super::ResultsError> {
         super::load_tagged(path, SCHEMA)
     }
 }

@@ -727,7 +727,7 @@ pub fn run(
                     );
                     let m = match measure(&case, &loadgen, counts, &scratch) {
                         Ok(m) => m,
-                        Err(e) if e.is::<signals::Interrupted>() => return Err(e),
+                        Err(e) if crate::error::interrupted(&e).is_some() => return Err(e),
                         // One server that cannot be measured does not cost the others theirs.
                         Err(e) if names.len() != 1 => {
                             crate::say!("  not measured: {e:#}");

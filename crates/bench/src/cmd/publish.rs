@@ -25,8 +25,8 @@ use anyhow::{Context, bail};
 use manifest::Manifest;
 use serde::{Deserialize, Serialize};
 
-use crate::cli::bad;
 use crate::cli::{CompareArgs, PublishArgs, RunArgs, StartArgs};
+use crate::error::bad;
 use crate::plan::{Plan, Subjects};
 use crate::provenance;
 use crate::step::pin;
@@ -36,6 +36,7 @@ use crate::term::progress::Whole;
 use bench_model::experiment::{self, Experiment};
 use bench_model::results::instructions::{Counts, Mode};
 use bench_model::results::timestamp;
+use bench_report::format::short;
 use bench_report::table::Table;
 use bench_tools::Tool;
 
@@ -241,8 +242,8 @@ pub fn publish(env: &Env, args: &PublishArgs) -> anyhow::Result<()> {
                 return Err(bad(format!(
                     "the interrupted publish in {} measured commit {}, and the code is now at {}: one publish measures one commit; remove that folder to start afresh",
                     staging.display(),
-                    short(s.revision.as_deref()),
-                    short(revision.as_deref())
+                    s.revision.as_deref().map_or("unknown", short),
+                    revision.as_deref().map_or("unknown", short)
                 )));
             }
             if s.quick != args.quick || s.servers != args.servers {
@@ -542,10 +543,6 @@ fn readme_of(args: &PublishArgs) -> Option<&PathBuf> {
 fn mmss(d: Duration) -> String {
     let s = d.as_secs();
     format!("{}:{:02}", s / 60, s % 60)
-}
-
-fn short(rev: Option<&str>) -> String {
-    rev.map_or_else(|| "unknown".into(), |r| r.chars().take(7).collect())
 }
 
 /// The `bench run` arguments of experiment `e` in this publish: of `--servers`, those that

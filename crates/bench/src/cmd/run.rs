@@ -29,7 +29,6 @@ use crate::plan::{Plan, Subjects, Target, unserved};
 use crate::provenance;
 use crate::step::pin::{self, CpuSet};
 use crate::step::server::{self, Env};
-use crate::step::signals::Interrupted;
 use crate::step::{self, Load, Spawn, Subject, machine, signals};
 use crate::term::progress::Progress;
 use bench_model::experiment::{self, Step};
@@ -139,8 +138,8 @@ impl Checkpoint {
         if self.path.is_none() {
             return e;
         }
-        let why = match e.downcast_ref::<Interrupted>() {
-            Some(i) => i.to_string(),
+        let why = match crate::error::interrupted(&e) {
+            Some(i) => format!("interrupted by {}", i.name()),
             None => format!("stopped by an error ({})", e.root_cause()),
         };
         let reason = format!("{why} after {} of {} step runs", self.done, self.total);
@@ -177,7 +176,7 @@ pub fn preflight(allow_busy: bool) -> anyhow::Result<String> {
             crate::say!("{why} (measuring anyway: --allow-busy)");
             Ok(format!("{seen}; measured anyway (--allow-busy)"))
         }
-        Some(why) => Err(crate::cli::bad(why)),
+        Some(why) => Err(crate::error::bad(why)),
     }
 }
 

@@ -24,11 +24,10 @@ use anyhow::{Context, bail};
 
 use super::run::Partial;
 use crate::cli::CompareArgs;
-use crate::cli::bad;
+use crate::error::bad;
 use crate::plan::{find_serving, refuse_unless_applicable};
 use crate::provenance;
 use crate::step::server::{self, Availability, Env};
-use crate::step::signals::Interrupted;
 use crate::step::{self, Load, Spawn, Subject, pin, signals};
 use crate::term::progress::Progress;
 use bench_model::experiment::{Step, TOKEN, Warmup};
@@ -36,6 +35,7 @@ use bench_model::results::tools::{
     CompareLoad, CompareServer, Round, SCHEMA, ToolMedian, ToolResults, ToolVersion,
 };
 use bench_model::results::{Pinning, Run, StepResult, timestamp};
+use bench_model::stats::median;
 use bench_report::table::Table;
 use bench_report::tools as report;
 use bench_tools::{Mode, TOOLS, Tool};
@@ -281,8 +281,8 @@ pub fn compare_measured(
         if rows.is_empty() {
             return Err(e);
         }
-        let why = match e.downcast_ref::<Interrupted>() {
-            Some(i) => i.to_string(),
+        let why = match crate::error::interrupted(&e) {
+            Some(i) => format!("interrupted by {}", i.name()),
             None => format!("stopped by an error ({})", e.root_cause()),
         };
         doc.incomplete_reason = Some(format!("{why} after {} of {total} runs", rows.len()));
@@ -398,12 +398,10 @@ fn measured(round: u32, tool: Tool, result: StepResult) -> Measured {
 }
 
 fn load1() -> Option<f64> {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()?
-        .split_whitespace()
-        .next()?
-        .parse()
+    use procfs::Current;
+    procfs::LoadAverage::current()
         .ok()
+        .map(|l| f64::from(l.one))
 }
 
 /// `run`'s figure over the first tool's in the same round.
@@ -478,17 +476,6 @@ pub fn rounds_table(rows: &[Measured], tools: &[Tool]) -> Table {
 /// One row per tool: the medians of its figures and of its per-round ratios.
 pub fn medians_table(rows: &[Measured], tools: &[Tool]) -> Table {
     report::medians_table(&medians_of(rows, tools))
-}
-
-/// The median (the mean of the middle two for an even count); `None` for none.
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => Some(v[n / 2]),
-        _ => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
-    }
 }
 
 #[cfg(test)]

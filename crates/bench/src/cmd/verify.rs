@@ -119,7 +119,7 @@ fn groups(server: &Server) -> Vec<Group> {
 /// that a signal is seen while they run; the report and the names of the checks excused.
 fn conformance(server: &Server, addr: SocketAddr) -> anyhow::Result<(Report, Vec<String>)> {
     let options =
-        conformance::suite::options_for(server, &groups(server)).map_err(crate::cli::bad)?;
+        conformance::suite::options_for(server, &groups(server)).map_err(crate::error::bad)?;
     let excused: Vec<String> = options.skip.iter().map(|(c, _)| c.clone()).collect();
     let target = Target::new(addr);
     let (tx, rx) = mpsc::channel();

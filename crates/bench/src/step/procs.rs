@@ -6,14 +6,13 @@
 //! order), it is killed by the kernel if the harness dies (`PR_SET_PDEATHSIG`), and it is
 //! pinned to a set of CPUs when asked. [`stop_group`] stops a group the harness started:
 //! SIGTERM to the group, a grace period, then SIGKILL to whatever of it is left, by PID.
-//! [`tree`] and [`group_members`] read /proc to find a process's descendants and the members
-//! of a group.
+//! [`tree`] and [`group_members`] read /proc (through procfs, as every reading of /proc in the
+//! harness) to find a process's descendants and the members of a group.
 //!
 //! The harness only ever signals processes it started: the group of a child it has not yet
 //! reaped (its PID, and so the group id, cannot have been reused), or PIDs found in that group.
 
 use std::collections::HashMap;
-use std::fs;
 use std::io;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command};
@@ -163,40 +162,33 @@ pub struct Stat {
     pub rss_pages: u64,
 }
 
-/// Parses a `/proc/PID/stat` line (the command name may hold spaces and parentheses, so the
-/// fields are counted from the last `)`).
-pub fn parse_stat(line: &str) -> Option<Stat> {
-    let (head, rest) = line.rsplit_once(')')?;
-    let pid = head.split_once('(')?.0.trim().parse().ok()?;
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    // After the name: state is field 3 of proc(5), so f[0]; utime is field 14, f[11].
-    let num = |i: usize| f.get(i).and_then(|s| s.parse::<u64>().ok());
-    Some(Stat {
-        pid,
-        state: f.first()?.chars().next()?,
-        ppid: f.get(1)?.parse().ok()?,
-        pgrp: f.get(2)?.parse().ok()?,
-        utime: num(11)?,
-        stime: num(12)?,
-        cutime: num(13)?,
-        cstime: num(14)?,
-        rss_pages: num(21)?,
-    })
+impl From<procfs::process::Stat> for Stat {
+    fn from(s: procfs::process::Stat) -> Stat {
+        Stat {
+            pid: s.pid,
+            state: s.state,
+            ppid: s.ppid,
+            pgrp: s.pgrp,
+            utime: s.utime,
+            stime: s.stime,
+            cutime: s.cutime.max(0) as u64,
+            cstime: s.cstime.max(0) as u64,
+            rss_pages: s.rss,
+        }
+    }
 }
 
 /// The stat of `pid`, if it exists.
 pub fn stat(pid: i32) -> Option<Stat> {
-    parse_stat(&fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+    Some(procfs::process::Process::new(pid).ok()?.stat().ok()?.into())
 }
 
 /// Every process visible in /proc.
 pub fn all() -> Vec<Stat> {
-    let Ok(dir) = fs::read_dir("/proc") else {
+    let Ok(all) = procfs::process::all_processes() else {
         return Vec::new();
     };
-    dir.filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
-        .filter_map(stat)
+    all.filter_map(|p| Some(p.ok()?.stat().ok()?.into()))
         .collect()
 }
 
@@ -246,13 +238,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_stat_lines_with_odd_names() {
-        let line = "1234 (a (b) c) S 1 1234 1234 0 -1 4194560 100 0 0 0 7 3 2 1 20 0 1 0 5 1000 250 18446744073709551615";
-        let s = parse_stat(line).unwrap();
-        assert_eq!((s.pid, s.state, s.ppid, s.pgrp), (1234, 'S', 1, 1234));
-        assert_eq!((s.utime, s.stime, s.cutime, s.cstime), (7, 3, 2, 1));
-        assert_eq!(s.rss_pages, 250);
-        assert_eq!(parse_stat("garbage"), None);
+    fn a_process_with_an_odd_name_is_read() {
+        // Its name holds spaces and parentheses, which /proc/PID/stat does not escape.
+        let dir = std::env::temp_dir().join(format!("bench-procs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let odd = dir.join("a (b) c");
+        std::fs::copy("/bin/sleep", &odd).unwrap();
+        let mut child = Command::new(&odd).arg("5").spawn().unwrap();
+        let pid = child.id() as i32;
+        let s = stat(pid).expect("its stat");
+        let _ = child.kill();
+        let _ = child.wait();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!((s.pid, s.ppid), (pid, std::process::id() as i32));
+        assert!("RSD".contains(s.state), "{s:?}");
+        assert!(all().iter().any(|p| p.pid == std::process::id() as i32));
     }
 
     #[test]

@@ -56,12 +56,12 @@ impl Env {
 
     /// The manifest at the root, and the `--servers-file` after it, as every tool reads it
     /// (`conformance::suite::load_manifest`); a manifest that does not load is a
-    /// [`BadInput`](crate::cli::BadInput) (exit status 2), one line naming the file and field.
+    /// [`Error::BadInput`](crate::error::Error::BadInput) (exit status 2), one line naming the file and field.
     pub fn manifest(&self) -> anyhow::Result<Manifest> {
         let root = self.root.join("servers.toml");
         let mut files = vec![root.as_path()];
         files.extend(self.servers_file.as_deref());
-        conformance::suite::load_manifest(&files).map_err(crate::cli::bad)
+        conformance::suite::load_manifest(&files).map_err(crate::error::bad)
     }
 
     /// The folder binaries come from.

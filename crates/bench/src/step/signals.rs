@@ -2,10 +2,11 @@
 //! [`received`] and unwind through their guards, which stop every process it started.
 //!
 //! [`install`] sets the handler once, at start; [`check`] turns a received signal into the
-//! [`Interrupted`] error that ends a command with a non-zero exit status.
+//! [`Error::Interrupted`] that ends a command with a non-zero exit status.
 
-use std::fmt;
 use std::sync::atomic::{AtomicI32, Ordering};
+
+use crate::error::Error;
 
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
 
@@ -38,7 +39,7 @@ pub fn received() -> Option<i32> {
     }
 }
 
-/// The run was stopped by a signal.
+/// The signal that stopped a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Interrupted(pub i32);
 
@@ -58,18 +59,10 @@ impl Interrupted {
     }
 }
 
-impl fmt::Display for Interrupted {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "interrupted by {}", self.name())
-    }
-}
-
-impl std::error::Error for Interrupted {}
-
-/// `Err(Interrupted)` once a signal has been received.
-pub fn check() -> Result<(), Interrupted> {
+/// [`Error::Interrupted`] once a signal has been received.
+pub fn check() -> Result<(), Error> {
     match received() {
-        Some(s) => Err(Interrupted(s)),
+        Some(s) => Err(Error::Interrupted(Interrupted(s))),
         None => Ok(()),
     }
 }
