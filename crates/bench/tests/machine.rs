@@ -111,7 +111,19 @@ fn a_busy_machine_is_refused_and_a_disturbed_step_is_marked() {
         let i = run.interference.expect("interference recorded");
         println!("with the busy loop: {} {} {i:?}", step.endpoint, step.step);
         assert!(run.disturbed, "{run:?}");
-        assert!(i.other_cpu_percent.unwrap() > 30.0, "{i:?}");
+        // The busy loop is the other work the rule names, past its limit (how far past is the
+        // host's: 29.7 % and 45-100 % of a CPU were both seen here, the loop sharing a CPU
+        // with the server).
+        assert!(
+            i.other_cpu_percent.unwrap() > rules::OTHER_CPU_LIMIT,
+            "{i:?}"
+        );
+        assert!(
+            run.disturbed_reason
+                .as_deref()
+                .is_some_and(|r| r.contains("other work took")),
+            "{run:?}"
+        );
         assert_eq!(run.discarded, 1, "measured again once: {run:?}");
         assert!(step.median.as_ref().unwrap().disturbed);
     }
