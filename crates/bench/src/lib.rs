@@ -10,6 +10,8 @@
 //! - [`cli`]: the command line (`list`, `verify`, `run`, `report`, `tools compare`, …), and
 //!   [`error`], the errors its exit status depends on;
 //! - [`provenance`]: the machine, the git revision and the programs' versions, read here;
+//!   [`session`]: what every measuring command does alike around its steps (the command it
+//!   records, the preflight, the tools here, the results an interruption kept);
 //! - [`step`]: running one step: start and stop a server (process groups, pinning, signals),
 //!   a load tool as a child process, /proc sampling and the machine beside it; the per-step
 //!   body, [`step::run`];
@@ -25,5 +27,6 @@ pub mod cmd;
 pub mod error;
 pub mod plan;
 pub mod provenance;
+pub mod session;
 pub mod step;
 pub mod term;

@@ -3,6 +3,7 @@
 //! and the version lines of the programs that took part (`rustc`, the load tool, a peer's
 //! runtime). The types are the results model's ([`bench_model::results`]).
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
@@ -65,6 +66,15 @@ pub fn git_at(root: &Path) -> Git {
         dirty,
         committed_utc,
     }
+}
+
+/// The versions every results file records: `bench`'s own and `rustc`'s (when it runs).
+pub fn versions() -> BTreeMap<String, String> {
+    let mut v = BTreeMap::from([("bench".to_string(), env!("CARGO_PKG_VERSION").to_string())]);
+    if let Some(rustc) = version_line("rustc", &["--version"]) {
+        v.insert("rustc".into(), rustc);
+    }
+    v
 }
 
 /// The first line `program args` prints (stdout, else stderr); `None` if it cannot run.

@@ -11,7 +11,6 @@
 //! [`run_to`] also writes the figures as `idle-<UTC>.json` (schema `bench.idle/1`,
 //! [`bench_model::results::idle`]) with its markdown report beside it ([`bench_report::idle`]).
 
-use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
@@ -170,13 +169,10 @@ pub fn run_to(
         command,
         machine: provenance::machine(),
         git: provenance::git_at(&env.root),
-        versions: BTreeMap::from([("bench".to_string(), env!("CARGO_PKG_VERSION").to_string())]),
+        versions: provenance::versions(),
         connections,
         servers: figures.iter().map(Idle::entry).collect(),
     };
-    if let Some(v) = provenance::version_line("rustc", &["--version"]) {
-        doc.versions.insert("rustc".into(), v);
-    }
     doc.relative_to(&env.root);
     let path = doc.write(results_dir).context("cannot write the results")?;
     bench_report::other::write_markdown_beside(&report::markdown_report(&doc), &path)?;

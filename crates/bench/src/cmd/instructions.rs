@@ -29,6 +29,8 @@ use contract::route::Endpoint;
 use serde::{Deserialize, Serialize};
 use serve::process::ServerProcess;
 
+use crate::cli::InstructionsArgs;
+use crate::step::server::Env;
 use crate::step::signals;
 use bench_model::results::instructions::{
     Count, Counts, InstructionResults, Measurement, Mode, SCHEMA,
@@ -581,7 +583,7 @@ pub const DEFAULT_TARGETS: [&str; 5] = [
     "/",
     "/api/hello",
     "/my/ip",
-    crate::cmd::verify::ECHO,
+    crate::step::answer::ECHO,
     "/api/private",
 ];
 
@@ -633,6 +635,53 @@ fn case_for(
         children: server.package.is_none() || server.package.as_deref() == Some("server-reuseport"),
         expected: Expected::of(server, target, mode)?,
     })
+}
+
+/// The plan of `bench instructions` as its command line `a` asks.
+pub fn plan_of(a: &InstructionsArgs) -> anyhow::Result<Plan> {
+    let modes = if a.modes.is_empty() {
+        bench_model::results::instructions::Mode::ALL.to_vec()
+    } else {
+        a.modes
+            .iter()
+            .map(|m| {
+                bench_model::results::instructions::Mode::parse(m).ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "unknown mode {m:?}: keep-alive, pipelined-16 or http1.0-new-connection"
+                    )
+                })
+            })
+            .collect::<anyhow::Result<_>>()?
+    };
+    if a.small >= a.large {
+        anyhow::bail!("--small ({}) must be below --large ({})", a.small, a.large);
+    }
+    let targets = if a.targets.is_empty() {
+        DEFAULT_TARGETS.map(String::from).to_vec()
+    } else {
+        a.targets.clone()
+    };
+    Ok(Plan {
+        servers: a.servers.clone(),
+        targets,
+        modes,
+        counts: bench_model::results::instructions::Counts {
+            small: a.small,
+            large: a.large,
+            connections: a.connections,
+        },
+        results_dir: a.results_dir.clone(),
+        check: a.check.clone(),
+        write_baseline: a.write_baseline.clone(),
+    })
+}
+
+/// `bench instructions` from its command line.
+pub fn command(a: &InstructionsArgs) -> anyhow::Result<()> {
+    let plan = plan_of(a)?;
+    let command = crate::session::command();
+    let env = Env::new(a.bin_dir.clone()).with_servers_file(a.manifest.servers_file.clone());
+    run(&env, &plan, command)
 }
 
 /// `bench instructions`: measures, prints the table, writes the results (or checks or writes
@@ -866,7 +915,7 @@ mod tests {
             expected("server-prebuilt", "/api/hello", Mode::KeepAlive).lengths,
             [133]
         );
-        let echo = expected("server-hyper", crate::cmd::verify::ECHO, Mode::KeepAlive);
+        let echo = expected("server-hyper", crate::step::answer::ECHO, Mode::KeepAlive);
         assert_eq!(echo.body, b"Hey John Doe");
         let ip = expected("server-hyper", "/my/ip", Mode::KeepAlive);
         assert_eq!(

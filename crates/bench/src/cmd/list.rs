@@ -45,7 +45,7 @@ pub fn run(env: &Env) -> anyhow::Result<()> {
     }
     crate::term::out::text(&t);
     crate::say!("\nload tools (bench tools list):");
-    crate::term::out::text(super::tools::tools_table(env));
+    crate::term::out::text(crate::session::tools_table(env));
     Ok(())
 }
 

@@ -2,13 +2,15 @@
 //! [`Plan`](crate::plan::Plan): the run loop over repeats, servers and steps, and the results
 //! file), [`tools`] (`bench tools compare`: several load tools against one server) and
 //! [`instructions`] (instructions per request under callgrind, and the CI guard's baseline)
-//! and [`idle`] (a server's memory with N idle keep-alive connections); [`publish`] runs them
-//! all in one sitting and publishes what they measured.
+//! and [`idle`] (a server's memory with N idle keep-alive connections); [`report`] (the
+//! reports of results files); [`publish`] runs them all in one sitting and publishes what they
+//! measured.
 
 pub mod idle;
 pub mod instructions;
 pub mod list;
 pub mod publish;
+pub mod report;
 pub mod run;
 pub mod tools;
 pub mod verify;

@@ -21,11 +21,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context, bail};
+use anyhow::{Context, anyhow, bail};
 use manifest::Manifest;
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{CompareArgs, PublishArgs, RunArgs, StartArgs};
+use crate::cli::{Cli, Cmd, CompareArgs, PublishArgs, RunArgs, ToolsArgs, ToolsCmd};
 use crate::error::bad;
 use crate::plan::{Plan, Subjects};
 use crate::provenance;
@@ -34,11 +34,11 @@ use crate::step::server::{self, Env};
 use crate::step::signals;
 use crate::term::progress::Whole;
 use bench_model::experiment::{self, Experiment};
-use bench_model::results::instructions::{Counts, Mode};
 use bench_model::results::timestamp;
 use bench_report::format::short;
 use bench_report::table::Table;
 use bench_tools::Tool;
+use clap::Parser;
 
 use super::{idle, instructions, run, tools};
 
@@ -235,55 +235,12 @@ pub fn publish(env: &Env, args: &PublishArgs) -> anyhow::Result<()> {
         print_plan(&plan(env, args)?, &state);
         return Ok(());
     }
-    let mut state = match (state_path.exists(), args.resume) {
-        (true, true) => {
-            let s = State::load(&state_path)?;
-            if s.revision != revision {
-                return Err(bad(format!(
-                    "the interrupted publish in {} measured commit {}, and the code is now at {}: one publish measures one commit; remove that folder to start afresh",
-                    staging.display(),
-                    s.revision.as_deref().map_or("unknown", short),
-                    revision.as_deref().map_or("unknown", short)
-                )));
-            }
-            if s.quick != args.quick || s.servers != args.servers {
-                return Err(bad(format!(
-                    "the interrupted publish in {} ran {}with --servers {:?}; resume it with the same options",
-                    staging.display(),
-                    if s.quick { "--quick " } else { "" },
-                    s.servers
-                )));
-            }
-            s
-        }
-        (true, false) => {
-            let s = State::load(&state_path).unwrap_or_default();
-            let done: Vec<&str> = s.done.iter().map(|d| d.part.as_str()).collect();
-            return Err(bad(format!(
-                "an interrupted publish is waiting in {} ({} done): carry on with --resume, or remove that folder to start afresh",
-                staging.display(),
-                if done.is_empty() {
-                    "nothing".to_string()
-                } else {
-                    done.join(", ")
-                }
-            )));
-        }
-        (false, true) => {
-            return Err(bad(format!(
-                "nothing to resume: no interrupted publish in {}",
-                staging.display()
-            )));
-        }
-        (false, false) => State {
-            schema: STATE_SCHEMA.into(),
-            started_utc: timestamp::utc_now(),
-            revision,
-            quick: args.quick,
-            servers: args.servers.clone(),
-            done: Vec::new(),
-        },
+    let existing = if state_path.exists() {
+        Some(State::load(&state_path))
+    } else {
+        None
     };
+    let mut state = sitting(existing, args, revision, &staging)?;
     if let Some(readme) = readme_of(args)
         && !readme.is_file()
     {
@@ -293,7 +250,7 @@ pub fn publish(env: &Env, args: &PublishArgs) -> anyhow::Result<()> {
     state.save(&state_path)?;
 
     // The machine first: a busy one is refused before anything is built or started.
-    run::preflight(args.allow_busy)?;
+    crate::session::preflight(args.allow_busy)?;
     // Every binary once, before the first part, so that no part builds: each would build its
     // own set of packages, and cargo compiles the shared crates again for each set's features.
     let built;
@@ -385,6 +342,65 @@ pub fn publish(env: &Env, args: &PublishArgs) -> anyhow::Result<()> {
     swap(env, args, &state, &staging)
 }
 
+/// Whether this sitting starts a publish, resumes one, or is refused: from the state an
+/// earlier sitting left in `staging` (`existing`, as read), `--resume`, and the commit measured
+/// now. A resumed publish must measure the same commit with the same options; a stopped one
+/// is never started over silently.
+fn sitting(
+    existing: Option<anyhow::Result<State>>,
+    args: &PublishArgs,
+    revision: Option<String>,
+    staging: &Path,
+) -> anyhow::Result<State> {
+    match (existing, args.resume) {
+        (Some(s), true) => {
+            let s = s?;
+            if s.revision != revision {
+                return Err(bad(format!(
+                    "the interrupted publish in {} measured commit {}, and the code is now at {}: one publish measures one commit; remove that folder to start afresh",
+                    staging.display(),
+                    s.revision.as_deref().map_or("unknown", short),
+                    revision.as_deref().map_or("unknown", short)
+                )));
+            }
+            if s.quick != args.quick || s.servers != args.servers {
+                return Err(bad(format!(
+                    "the interrupted publish in {} ran {}with --servers {:?}; resume it with the same options",
+                    staging.display(),
+                    if s.quick { "--quick " } else { "" },
+                    s.servers
+                )));
+            }
+            Ok(s)
+        }
+        (Some(s), false) => {
+            let s = s.unwrap_or_default();
+            let done: Vec<&str> = s.done.iter().map(|d| d.part.as_str()).collect();
+            Err(bad(format!(
+                "an interrupted publish is waiting in {} ({} done): carry on with --resume, or remove that folder to start afresh",
+                staging.display(),
+                if done.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    done.join(", ")
+                }
+            )))
+        }
+        (None, true) => Err(bad(format!(
+            "nothing to resume: no interrupted publish in {}",
+            staging.display()
+        ))),
+        (None, false) => Ok(State {
+            schema: STATE_SCHEMA.into(),
+            started_utc: timestamp::utc_now(),
+            revision,
+            quick: args.quick,
+            servers: args.servers.clone(),
+            done: Vec::new(),
+        }),
+    }
+}
+
 /// Each part as this publish runs it (those done in an earlier sitting included, for the
 /// count of steps).
 fn plan(env: &Env, args: &PublishArgs) -> anyhow::Result<Vec<Planned>> {
@@ -393,15 +409,15 @@ fn plan(env: &Env, args: &PublishArgs) -> anyhow::Result<Vec<Planned>> {
     for part in PARTS {
         let planned = match part {
             Part::Experiment(e) => {
-                let run_args = run_args(e, args, &manifest);
-                let command = run_command(e, args, &run_args.servers);
+                let servers = servers_for(e, args, &manifest);
+                let command = run_command(e, args, &servers);
                 let lists: Vec<&str> = manifest
                     .servers
                     .iter()
                     .filter(|s| s.experiments.iter().any(|x| x == e.manifest_id))
                     .map(|s| s.name.as_str())
                     .collect();
-                if !args.servers.is_empty() && run_args.servers.is_empty() {
+                if !args.servers.is_empty() && servers.is_empty() {
                     Planned {
                         part,
                         servers: Vec::new(),
@@ -415,7 +431,7 @@ fn plan(env: &Env, args: &PublishArgs) -> anyhow::Result<Vec<Planned>> {
                         )),
                     }
                 } else {
-                    let plan = Plan::new(env, &run_args)?;
+                    let plan = Plan::new(env, &run_args(&command, args, Path::new(""))?)?;
                     let Subjects::Local(chosen) = &plan.subjects else {
                         unreachable!("a publish starts its servers")
                     };
@@ -439,7 +455,8 @@ fn plan(env: &Env, args: &PublishArgs) -> anyhow::Result<Vec<Planned>> {
                 }
             }
             Part::Instructions => {
-                let p = instructions_plan(args, Path::new(""));
+                let command = instructions_command(args);
+                let p = instructions_plan(&command, Path::new(""))?;
                 let servers = if p.servers.is_empty() {
                     vec!["every Rust variant and the ceiling".to_string()]
                 } else {
@@ -455,20 +472,21 @@ fn plan(env: &Env, args: &PublishArgs) -> anyhow::Result<Vec<Planned>> {
                     },
                     steps: servers.len().max(1),
                     servers,
-                    command: instructions_command(args),
+                    command,
                     skipped: None,
                 }
             }
             Part::Tools => {
-                let c = compare_args(args, Path::new(""));
                 let (installed, missing) = tools_here(env);
+                let command = compare_command(args, &installed);
+                let c = compare_args(&command, args, Path::new(""))?;
                 let per = c.duration + c.warmup + Duration::from_secs(1);
                 Planned {
                     part,
                     servers: vec![c.server.clone()],
                     steps: installed.len() * c.rounds as usize,
                     estimate: per * c.rounds * installed.len() as u32,
-                    command: compare_command(args, &installed),
+                    command,
                     skipped: if installed.len() < 2 {
                         Some(format!(
                             "fewer than two load tools installed (missing: {})",
@@ -545,11 +563,10 @@ fn mmss(d: Duration) -> String {
     format!("{}:{:02}", s / 60, s % 60)
 }
 
-/// The `bench run` arguments of experiment `e` in this publish: of `--servers`, those that
-/// `manifest` (the workspace's and the user's own entries) lists for `e`.
-fn run_args(e: &'static Experiment, args: &PublishArgs, manifest: &Manifest) -> RunArgs {
-    let servers = args
-        .servers
+/// The servers of `--servers` that `manifest` (the workspace's and the user's own entries)
+/// lists for experiment `e`: those its `bench run` names (all of its own when empty).
+fn servers_for(e: &'static Experiment, args: &PublishArgs, manifest: &Manifest) -> Vec<String> {
+    args.servers
         .iter()
         .filter(|n| {
             manifest
@@ -557,41 +574,33 @@ fn run_args(e: &'static Experiment, args: &PublishArgs, manifest: &Manifest) -> 
                 .is_some_and(|s| s.experiments.iter().any(|x| x == e.manifest_id))
         })
         .cloned()
-        .collect();
-    RunArgs {
-        experiment: Some(e.id.to_string()),
-        list: false,
-        servers,
-        tool: "builtin".into(),
-        steps: Vec::new(),
-        rates: Vec::new(),
-        repeat: None,
-        quick: args.quick,
-        length: if args.quick { None } else { e.publish_length },
-        results_dir: PathBuf::new(),
-        target: None,
-        start: start_args(args),
-        manifest: Default::default(),
-    }
+        .collect()
 }
 
-fn start_args(args: &PublishArgs) -> StartArgs {
-    StartArgs {
-        port: 0,
-        no_pin: false,
-        workers: None,
-        bin_dir: args.bin_dir.clone(),
-        retries: args.retries,
-        allow_busy: args.allow_busy,
-    }
+/// A part's command line, parsed by the same clap types that parse `bench` itself: each part
+/// runs exactly the command it records.
+fn parsed(argv: &[String]) -> anyhow::Result<Cmd> {
+    Cli::try_parse_from(argv).map(|c| c.command).map_err(|e| {
+        anyhow!(
+            "bench publish built a command bench refuses ({}): {e}",
+            argv.join(" ")
+        )
+    })
+}
+
+/// The `bench run` arguments of the part `command`, with where it builds from and writes to.
+fn run_args(command: &[String], args: &PublishArgs, dir: &Path) -> anyhow::Result<RunArgs> {
+    let Cmd::Run(mut r) = parsed(command)? else {
+        bail!("not a bench run command: {}", command.join(" "));
+    };
+    r.start.bin_dir = args.bin_dir.clone();
+    r.results_dir = dir.to_path_buf();
+    Ok(r)
 }
 
 /// The flags every part's command shares with the publish.
 fn shared_flags(args: &PublishArgs) -> Vec<String> {
-    let mut v = Vec::new();
-    if args.retries != 2 {
-        v.extend(["--retries".to_string(), args.retries.to_string()]);
-    }
+    let mut v = vec!["--retries".to_string(), args.retries.to_string()];
     if args.allow_busy {
         v.push("--allow-busy".into());
     }
@@ -614,37 +623,14 @@ fn run_command(e: &'static Experiment, args: &PublishArgs, servers: &[String]) -
     v
 }
 
-fn instructions_plan(args: &PublishArgs, dir: &Path) -> instructions::Plan {
-    let (targets, modes, counts) = if args.quick {
-        (
-            vec!["/".to_string()],
-            vec![Mode::KeepAlive],
-            Counts {
-                small: 200,
-                large: 1_200,
-                connections: 10,
-            },
-        )
-    } else {
-        (
-            instructions::DEFAULT_TARGETS.map(String::from).to_vec(),
-            Mode::ALL.to_vec(),
-            Counts {
-                small: 2_000,
-                large: 12_000,
-                connections: 10,
-            },
-        )
+/// The plan of the instructions part: its command parsed, writing into `dir`.
+fn instructions_plan(command: &[String], dir: &Path) -> anyhow::Result<instructions::Plan> {
+    let Cmd::Instructions(a) = parsed(command)? else {
+        bail!("not a bench instructions command: {}", command.join(" "));
     };
-    instructions::Plan {
-        servers: args.servers.clone(),
-        targets,
-        modes,
-        counts,
-        results_dir: dir.to_path_buf(),
-        check: None,
-        write_baseline: None,
-    }
+    let mut plan = instructions::plan_of(&a)?;
+    plan.results_dir = dir.to_path_buf();
+    Ok(plan)
 }
 
 fn instructions_command(args: &PublishArgs) -> Vec<String> {
@@ -686,46 +672,47 @@ fn tools_here(env: &Env) -> (Vec<Tool>, Vec<String>) {
     (installed, missing)
 }
 
-fn compare_args(args: &PublishArgs, dir: &Path) -> CompareArgs {
+/// The server the tools part drives, and its rounds, length and warm-up.
+fn compare_load(args: &PublishArgs) -> (String, u32, Duration, Duration) {
     let server = match args.servers.first() {
         Some(s) if !args.servers.iter().any(|n| n == TOOLS_SERVER) => s.clone(),
         _ => TOOLS_SERVER.to_string(),
     };
-    let (rounds, duration, warmup) = if args.quick {
-        (1, Duration::from_secs(1), Duration::from_secs(1))
+    if args.quick {
+        (server, 1, Duration::from_secs(1), Duration::from_secs(1))
     } else {
-        (3, Duration::from_secs(5), Duration::from_secs(2))
-    };
-    CompareArgs {
-        server,
-        tools: Vec::new(),
-        rounds,
-        duration,
-        warmup,
-        connections: 100,
-        endpoint: "/".into(),
-        mode: "keep-alive".into(),
-        results_dir: dir.to_path_buf(),
-        start: start_args(args),
-        manifest: Default::default(),
+        (server, 3, Duration::from_secs(5), Duration::from_secs(2))
     }
 }
 
+/// The `bench tools compare` arguments of the part `command`, writing into `dir`.
+fn compare_args(command: &[String], args: &PublishArgs, dir: &Path) -> anyhow::Result<CompareArgs> {
+    let Cmd::Tools(ToolsArgs {
+        command: ToolsCmd::Compare(mut c),
+    }) = parsed(command)?
+    else {
+        bail!("not a bench tools compare command: {}", command.join(" "));
+    };
+    c.start.bin_dir = args.bin_dir.clone();
+    c.results_dir = dir.to_path_buf();
+    Ok(*c)
+}
+
 fn compare_command(args: &PublishArgs, tools: &[Tool]) -> Vec<String> {
-    let c = compare_args(args, Path::new(""));
+    let (server, rounds, duration, warmup) = compare_load(args);
     let mut v: Vec<String> = ["bench", "tools", "compare", "--server"]
         .map(String::from)
         .to_vec();
-    v.push(c.server);
+    v.push(server);
     v.push("--tools".into());
     v.push(tools.iter().map(|t| t.name()).collect::<Vec<_>>().join(","));
     v.extend([
         "--rounds".into(),
-        c.rounds.to_string(),
+        rounds.to_string(),
         "--duration".into(),
-        format!("{}s", c.duration.as_secs()),
+        format!("{}s", duration.as_secs()),
         "--warmup".into(),
-        format!("{}s", c.warmup.as_secs()),
+        format!("{}s", warmup.as_secs()),
     ]);
     v.extend(shared_flags(args));
     v
@@ -750,22 +737,20 @@ fn run_part(
     staging: &Path,
 ) -> anyhow::Result<Vec<String>> {
     match p.part {
-        Part::Experiment(e) => {
-            let mut r = run_args(e, args, &env.manifest()?);
-            r.results_dir = staging.to_path_buf();
+        Part::Experiment(_) => {
+            let r = run_args(&p.command, args, staging)?;
             let outcome = run::run(env, &r, p.command.clone())?;
             Ok(outcome.problems)
         }
         Part::Instructions => {
-            let plan = instructions_plan(args, staging);
+            let plan = instructions_plan(&p.command, staging)?;
             instructions::run(env, &plan, p.command.clone())?;
             steps_done(p.steps);
             Ok(Vec::new())
         }
         Part::Tools => {
-            let (installed, missing) = tools_here(env);
-            let mut c = compare_args(args, staging);
-            c.tools = installed.iter().map(|t| t.name().to_string()).collect();
+            let (_, missing) = tools_here(env);
+            let c = compare_args(&p.command, args, staging)?;
             let (_, mut problems) = tools::compare_measured(env, &c, p.command.clone())?;
             steps_done(p.steps);
             problems.extend(
@@ -776,13 +761,10 @@ fn run_part(
             Ok(problems)
         }
         Part::Idle => {
-            idle::run_to(
-                env,
-                &args.servers,
-                idle_connections(args),
-                staging,
-                p.command.clone(),
-            )?;
+            let Cmd::Idle(a) = parsed(&p.command)? else {
+                bail!("not a bench idle command: {}", p.command.join(" "));
+            };
+            idle::run_to(env, &a.names, a.connections, staging, p.command.clone())?;
             steps_done(p.steps);
             Ok(Vec::new())
         }
@@ -968,5 +950,108 @@ mod tests {
             7,
             "a new experiment belongs in PARTS"
         );
+    }
+
+    /// `bench publish` with `extra` flags, as its command line parses it.
+    fn publish_args(extra: &[&str]) -> PublishArgs {
+        let argv = ["bench", "publish"].iter().chain(extra);
+        match Cli::try_parse_from(argv).unwrap().command {
+            Cmd::Publish(a) => a,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_sitting_starts_resumes_or_is_refused() {
+        let staging = Path::new("docs/results/.publish");
+        let rev = Some("a".repeat(40));
+        let fresh = sitting(None, &publish_args(&[]), rev.clone(), staging).unwrap();
+        assert!(fresh.done.is_empty());
+        assert_eq!((fresh.revision.clone(), fresh.quick), (rev.clone(), false));
+
+        // Stopped after E1: a new start is refused, naming what is done.
+        let mut stopped = fresh;
+        stopped.done.push(Done {
+            part: "e1".into(),
+            files: vec!["e1-20261202T000000Z.json".into()],
+            problems: Vec::new(),
+        });
+        let e = sitting(
+            Some(Ok(stopped.clone())),
+            &publish_args(&[]),
+            rev.clone(),
+            staging,
+        )
+        .unwrap_err();
+        assert!(crate::error::is_bad_input(&e), "{e}");
+        assert!(
+            e.to_string().contains("(e1 done): carry on with --resume"),
+            "{e}"
+        );
+
+        // --resume carries on: E1 is done, E2 is next.
+        let resume = publish_args(&["--resume"]);
+        let s = sitting(Some(Ok(stopped.clone())), &resume, rev.clone(), staging).unwrap();
+        assert!(s.is_done(PARTS[0]) && !s.is_done(PARTS[1]));
+
+        // Not at another commit, nor with other options.
+        let other = Some("b".repeat(40));
+        let e = sitting(Some(Ok(stopped.clone())), &resume, other, staging).unwrap_err();
+        assert!(
+            e.to_string().contains("one publish measures one commit"),
+            "{e}"
+        );
+        let quick = publish_args(&["--resume", "--quick"]);
+        let e = sitting(Some(Ok(stopped.clone())), &quick, rev.clone(), staging).unwrap_err();
+        assert!(e.to_string().contains("with the same options"), "{e}");
+        let fewer = publish_args(&["--resume", "--servers", "server-hyper"]);
+        let e = sitting(Some(Ok(stopped)), &fewer, rev.clone(), staging).unwrap_err();
+        assert!(e.to_string().contains("with the same options"), "{e}");
+
+        // Nothing to resume; a state that cannot be read is not resumed.
+        let e = sitting(None, &resume, rev.clone(), staging).unwrap_err();
+        assert!(e.to_string().starts_with("nothing to resume"), "{e}");
+        let unreadable = Err(anyhow!("state.json: not JSON"));
+        let e = sitting(Some(unreadable), &resume, rev, staging).unwrap_err();
+        assert_eq!(e.to_string(), "state.json: not JSON");
+    }
+
+    #[test]
+    fn every_part_runs_the_command_it_records() {
+        let stage = Path::new("stage");
+        for quick in [false, true] {
+            let flags: &[&str] = if quick {
+                &["--quick", "--retries", "0"]
+            } else {
+                &[]
+            };
+            let a = publish_args(flags);
+            for e in &experiment::ALL {
+                let command = run_command(e, &a, &["server-hyper".to_string()]);
+                let r = run_args(&command, &a, stage).unwrap();
+                assert_eq!(r.experiment.as_deref(), Some(e.id));
+                assert_eq!(r.servers, ["server-hyper"]);
+                assert_eq!((r.quick, r.tool.as_str()), (quick, "builtin"));
+                assert_eq!(r.length, if quick { None } else { e.publish_length });
+                assert_eq!(r.start.retries, a.retries);
+                assert_eq!(r.results_dir, stage);
+            }
+            let plan = instructions_plan(&instructions_command(&a), stage).unwrap();
+            let (small, large) = if quick { (200, 1_200) } else { (2_000, 12_000) };
+            assert_eq!((plan.counts.small, plan.counts.large), (small, large));
+            assert_eq!(plan.results_dir, stage);
+            let tools = [Tool::Builtin, Tool::Wrk];
+            let c = compare_args(&compare_command(&a, &tools), &a, stage).unwrap();
+            assert_eq!(c.tools, ["builtin", "wrk"]);
+            assert_eq!(
+                (c.server.as_str(), c.rounds),
+                (TOOLS_SERVER, if quick { 1 } else { 3 })
+            );
+            assert_eq!(c.start.retries, a.retries);
+            let Cmd::Idle(i) = parsed(&idle_command(&a)).unwrap() else {
+                panic!("not idle")
+            };
+            assert_eq!(i.connections, idle_connections(&a));
+        }
     }
 }

@@ -11,14 +11,12 @@
 //! The results file is written after every finished step (atomically: [`Results::save`]),
 //! with `"complete": false` and the progress in `incomplete_reason` until the run ends, so a
 //! run interrupted at minute 29 keeps the steps of its first 28 minutes: the error then
-//! carries a [`Partial`] that says where they are, and the exit status still says what
+//! carries a [`Partial`](crate::session::Partial) that says where they are, and the exit status still says what
 //! stopped the run.
 //!
 //! With `--target URL` the same steps drive a server that is already running: nothing is
 //! built but the built-in generator, nothing is pinned or sampled, and the JSON says so.
 
-use std::collections::BTreeMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
@@ -27,9 +25,10 @@ use manifest::Server;
 use crate::cli::RunArgs;
 use crate::plan::{Plan, Subjects, Target, unserved};
 use crate::provenance;
+use crate::session::{self, Partial};
 use crate::step::pin::{self, CpuSet};
 use crate::step::server::{self, Env};
-use crate::step::{self, Load, Spawn, Subject, machine, signals};
+use crate::step::{self, Load, Spawn, Subject, signals};
 use crate::term::progress::Progress;
 use bench_model::experiment::{self, Step};
 use bench_model::results::{Pinning, Results, ServerKind, ServerResult, timestamp};
@@ -44,30 +43,6 @@ pub struct Outcome {
     /// Problems that did not stop the run (a server that died during a step, a tool that
     /// failed), one line each.
     pub problems: Vec<String>,
-}
-
-/// The results of a run that stopped before its end (a signal, an error), as far as they
-/// got: the context of that run's error.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Partial {
-    /// The results file (`"complete": false`).
-    pub path: PathBuf,
-    /// Step runs (a step on a server, once) finished and in the file.
-    pub done: usize,
-    /// Step runs the whole run would have made.
-    pub total: usize,
-}
-
-impl fmt::Display for Partial {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "results so far ({} of {} step runs) written to {}",
-            self.done,
-            self.total,
-            self.path.display()
-        )
-    }
 }
 
 /// Where a run's results go, written again after every finished step.
@@ -154,32 +129,6 @@ impl Checkpoint {
     }
 }
 
-/// Samples the machine for [`machine::PREFLIGHT`] before the first step: refuses (exit
-/// status 2, naming the busiest processes) when other work takes more than
-/// [`OTHER_CPU_LIMIT`](bench_model::rules::OTHER_CPU_LIMIT) % of a CPU, unless `allow_busy`. Returns the note for the
-/// results.
-pub fn preflight(allow_busy: bool) -> anyhow::Result<String> {
-    let Some(q) = machine::preflight(machine::PREFLIGHT) else {
-        return Ok(
-            "preflight: /proc/stat could not be read, so the machine was not checked".into(),
-        );
-    };
-    let seen = format!(
-        "preflight: other work took {:.0} % of a CPU over {} s before the first step (steal {:.0} %)",
-        q.other_cpu_percent,
-        machine::PREFLIGHT.as_secs(),
-        q.steal_percent
-    );
-    match q.refusal() {
-        None => Ok(seen),
-        Some(why) if allow_busy => {
-            crate::say!("{why} (measuring anyway: --allow-busy)");
-            Ok(format!("{seen}; measured anyway (--allow-busy)"))
-        }
-        Some(why) => Err(crate::error::bad(why)),
-    }
-}
-
 /// Prints the experiments (`bench run --list`).
 pub fn list() {
     let mut t = Table::new(&["id", "title", "article's load", "steps (default)"]);
@@ -197,6 +146,32 @@ pub fn list() {
         ]);
     }
     crate::term::out::text(&t);
+}
+
+/// `bench run` from its command line: runs it, prints where the results went, and fails
+/// (naming the file) when a step could not be measured.
+pub fn command(a: &RunArgs) -> anyhow::Result<()> {
+    let env = Env::new(a.start.bin_dir.clone()).with_servers_file(a.manifest.servers_file.clone());
+    let command = crate::session::command();
+    let outcome = run(&env, a, command)?;
+    crate::say!("results: {}", outcome.path.display());
+    crate::say!(
+        "report: cargo run --release -p bench -- report {}",
+        outcome.path.display()
+    );
+    match outcome.problems.as_slice() {
+        [] => Ok(()),
+        [one] => anyhow::bail!(
+            "results written to {}, but a step could not be measured: {one}",
+            outcome.path.display()
+        ),
+        [first, rest @ ..] => anyhow::bail!(
+            "results written to {}, but {} steps could not be measured: {first} (and {} more)",
+            outcome.path.display(),
+            rest.len() + 1,
+            rest.len()
+        ),
+    }
 }
 
 /// Runs `bench run` as `args` says; `command` is the harness's own argv, for the JSON.
@@ -227,11 +202,7 @@ impl Run<'_> {
     /// The results document before any step: what, when, how, on what.
     fn results(&self, args: &RunArgs, command: Vec<String>) -> Results {
         let p = self.plan;
-        let mut versions = BTreeMap::new();
-        versions.insert("bench".to_string(), env!("CARGO_PKG_VERSION").to_string());
-        if let Some(v) = provenance::version_line("rustc", &["--version"]) {
-            versions.insert("rustc".into(), v);
-        }
+        let mut versions = provenance::versions();
         if let Some(v) = p.tool.version(&p.loadgen) {
             versions.insert("tool".into(), v);
         }
@@ -344,7 +315,7 @@ impl Run<'_> {
                 .collect(),
         )?;
         let cpus = self.pinning(args.start.no_pin, chosen.iter().map(|(s, _)| s));
-        self.notes.push(preflight(args.start.allow_busy)?);
+        self.notes.push(session::preflight(args.start.allow_busy)?);
         let mut results = self.results(args, command);
         results.pinning = cpus.as_ref().map(|c| Pinning {
             server_cpus: c.server.0.clone(),
@@ -417,7 +388,8 @@ impl Run<'_> {
                     let addr = running.addr;
                     if r == 1 && p.exp.verify_first {
                         // TechEmpower verifies every response before any load.
-                        results.servers[i].verified = super::verify::before_load(s, addr, steps);
+                        results.servers[i].verified =
+                            crate::step::answer::before_load(s, addr, steps);
                     }
                     let failed = self.steps(
                         Subject::new(addr, Some(&mut running)),
@@ -494,7 +466,7 @@ impl Run<'_> {
         let p = self.plan;
         let (base, steps, server) = (&target.base, &target.steps, target.server.as_ref());
         self.build(Vec::new())?;
-        self.notes.push(preflight(args.start.allow_busy)?);
+        self.notes.push(session::preflight(args.start.allow_busy)?);
         self.notes.push(format!(
             "remote target {base}: not started by the harness, so no build, no pinning and no /proc sampling (RSS and CPU are null)"
         ));

@@ -17,16 +17,15 @@
 //! check as `bench run`'s. Another tool is one more [`Tool`] adapter; another figure per
 //! tool is one more field of [`Run`] and one more column.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
-use super::run::Partial;
 use crate::cli::CompareArgs;
 use crate::error::bad;
 use crate::plan::{find_serving, refuse_unless_applicable};
 use crate::provenance;
+use crate::session::{Partial, preflight, tools_table};
 use crate::step::server::{self, Availability, Env};
 use crate::step::{self, Load, Spawn, Subject, pin, signals};
 use crate::term::progress::Progress;
@@ -38,7 +37,7 @@ use bench_model::results::{Pinning, Run, StepResult, timestamp};
 use bench_model::stats::median;
 use bench_report::table::Table;
 use bench_report::tools as report;
-use bench_tools::{Mode, TOOLS, Tool};
+use bench_tools::{Mode, Tool};
 
 /// One tool's run in one round.
 #[derive(Clone, Debug, PartialEq)]
@@ -61,34 +60,6 @@ pub struct Measured {
 /// install it).
 pub fn list(env: &Env) {
     crate::term::out::text(tools_table(env));
-}
-
-/// The table of `bench tools list` (also the end of `bench list`).
-pub fn tools_table(env: &Env) -> Table {
-    let loadgen = env.binary("loadgen");
-    let mut t = Table::new(&[
-        "tool",
-        "installed",
-        "version",
-        "found at / looked in; install",
-    ]);
-    for tool in TOOLS {
-        let at = tool.locate(&loadgen);
-        let version = at.as_ref().and_then(|_| tool.version(&loadgen));
-        t.row(vec![
-            tool.name().to_string(),
-            if at.is_some() { "yes" } else { "no" }.to_string(),
-            version.unwrap_or_else(|| "-".into()),
-            match &at {
-                Some(p) => p.display().to_string(),
-                None => {
-                    let (place, how) = tool.install_hint();
-                    format!("{place}; {how}")
-                }
-            },
-        ]);
-    }
-    t
 }
 
 /// Runs `bench tools compare` as `args` says, `command` being how the harness was invoked,
@@ -154,7 +125,7 @@ pub fn compare_measured(
         crate::say!("building {} (cargo build --release)", packages.join(", "));
     }
     server::build(env, &packages, || {})?;
-    super::run::preflight(args.start.allow_busy)?;
+    preflight(args.start.allow_busy)?;
     let cpus = pin::split(args.start.no_pin)
         .map_err(|why| crate::say!("{why}"))
         .ok();
@@ -209,7 +180,7 @@ pub fn compare_measured(
         command,
         machine: provenance::machine(),
         git: provenance::git_at(&env.root),
-        versions: BTreeMap::from([("bench".to_string(), env!("CARGO_PKG_VERSION").to_string())]),
+        versions: provenance::versions(),
         tools: versions,
         server: CompareServer {
             name: entry.name.clone(),
@@ -232,9 +203,6 @@ pub fn compare_measured(
         medians: Vec::new(),
         problems: Vec::new(),
     };
-    if let Some(v) = provenance::version_line("rustc", &["--version"]) {
-        doc.versions.insert("rustc".into(), v);
-    }
     let mut spawn = Spawn {
         cwd: &env.root,
         cpus: cpus.as_ref().map(|c| &c.load),

@@ -12,26 +12,13 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use anyhow::{anyhow, bail};
-use conformance::wire::{Conn, Response};
 use conformance::{Group, Outcome, Report, Target};
 use manifest::Server;
 
+use crate::step::answer::{Answer, fairness};
 use crate::step::server::{self as servers, Availability, Env};
 use crate::step::signals;
-use bench_model::experiment::TOKEN;
 use bench_report::table::Table;
-
-/// The request target used for the query echo.
-pub const ECHO: &str = "/api?name=John&lastname=Doe";
-
-/// The header fields the contract allows.
-const CONTRACT_FIELDS: [&str; 5] = [
-    "date",
-    "content-length",
-    "content-type",
-    "connection",
-    "allow",
-];
 
 /// Runs `bench verify` for `names` (all runnable servers when empty); `verbose` prints each
 /// exception's reason.
@@ -203,147 +190,6 @@ fn print_report(
         let (kind, reason) = key.split_once(": ").unwrap_or((&key, ""));
         crate::say!("  {kind} {}: {reason}", names.join(", "));
     }
-}
-
-/// One endpoint's answer, as the fairness table shows it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Answer {
-    /// Status code.
-    pub status: u16,
-    /// Bytes of the status line and the header fields (through the blank line).
-    pub head: usize,
-    /// Bytes of the body.
-    pub body: usize,
-    /// The field names, lowercase, in the order sent.
-    pub fields: Vec<String>,
-    /// What differs from the contract (empty: nothing).
-    pub notes: Vec<String>,
-}
-
-/// The request targets verify probes for `server`, with their extra headers.
-pub fn probes(server: &Server) -> Vec<(&'static str, Option<String>)> {
-    manifest::ENDPOINTS
-        .iter()
-        .filter(|p| server.serves(p))
-        .map(|&p| match p {
-            "/api" => (ECHO, None),
-            "/api/private" => (p, Some(format!("Authorization: Bearer {TOKEN}\r\n"))),
-            _ => (p, None),
-        })
-        .collect()
-}
-
-/// One `GET` per endpoint `server` serves.
-pub fn fairness(server: &Server, addr: SocketAddr) -> Vec<(&'static str, Result<Answer, String>)> {
-    probes(server)
-        .into_iter()
-        .map(|(path, header)| (path, probe(server, addr, path, header.as_deref())))
-        .collect()
-}
-
-/// One plain `GET` of each endpoint of `steps` that verify probes, judged as the fairness
-/// table judges it: what `bench run e6` records before any load.
-pub fn before_load(
-    server: &Server,
-    addr: SocketAddr,
-    steps: &[bench_model::experiment::Step],
-) -> Vec<bench_model::results::Verified> {
-    use bench_model::results::Verified;
-    probes(server)
-        .into_iter()
-        .filter(|(path, _)| steps.iter().any(|s| s.endpoint == *path))
-        .map(|(path, header)| {
-            let endpoint = path.to_string();
-            match probe(server, addr, path, header.as_deref()) {
-                Ok(a) => Verified {
-                    endpoint,
-                    status: Some(a.status),
-                    head_bytes: a.head,
-                    body_bytes: a.body,
-                    fields: a.fields,
-                    notes: a.notes,
-                },
-                Err(e) => Verified {
-                    endpoint,
-                    notes: vec![format!("no answer: {e}")],
-                    ..Verified::default()
-                },
-            }
-        })
-        .collect()
-}
-
-fn probe(
-    server: &Server,
-    addr: SocketAddr,
-    path: &str,
-    header: Option<&str>,
-) -> Result<Answer, String> {
-    let mut conn = Conn::connect(addr, Duration::from_secs(5)).map_err(|e| e.to_string())?;
-    let request = format!(
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\n{}\r\n",
-        header.unwrap_or("")
-    );
-    conn.send(request.as_bytes()).map_err(|e| e.to_string())?;
-    let r = conn.read_response(false).map_err(|e| e.to_string())?;
-    Ok(judge(server, path, &r, addr))
-}
-
-fn judge(server: &Server, path: &str, r: &Response, addr: SocketAddr) -> Answer {
-    let fields: Vec<String> = r
-        .headers
-        .iter()
-        .map(|(n, _)| n.to_ascii_lowercase())
-        .collect();
-    let mut notes = Vec::new();
-    for f in &fields {
-        if CONTRACT_FIELDS.contains(&f.as_str()) {
-            continue;
-        }
-        match server
-            .extra_headers
-            .iter()
-            .find(|h| h.field.eq_ignore_ascii_case(f))
-        {
-            Some(h) => notes.push(format!("extra `{f}` (documented, {} B)", h.bytes)),
-            None => notes.push(format!("extra `{f}` NOT documented")),
-        }
-    }
-    if let Some(v) = r.header("connection")
-        && !v.eq_ignore_ascii_case("close")
-    {
-        notes.push(format!(
-            "`connection: {v}` on HTTP/1.1 (the contract sends the field only to close)"
-        ));
-    }
-    if let Some(want) = expected_body(path, addr)
-        && r.body != want
-    {
-        notes.push("body differs from the contract".to_string());
-    }
-    if r.status != 200 {
-        notes.push("status is not 200".to_string());
-    }
-    Answer {
-        status: r.status,
-        head: r.raw.len().saturating_sub(r.body.len()),
-        body: r.body.len(),
-        fields,
-        notes,
-    }
-}
-
-/// The body `docs/contract.md` requires for a `GET` of `target` (with the Bearer token verify
-/// sends) from `addr`'s side of the loopback, computed by the contract crate itself.
-fn expected_body(target: &str, addr: SocketAddr) -> Option<Vec<u8>> {
-    use contract::route::{Endpoint, split_target};
-    let (path, query) = split_target(target.as_bytes());
-    Some(match Endpoint::from_path(path, true)? {
-        Endpoint::MyIp => contract::peer::ip_body(addr.ip()),
-        Endpoint::Echo => contract::query::echo_body(query),
-        Endpoint::Private => contract::body::HELLO_JSON.to_vec(),
-        fixed => fixed.fixed_body()?.to_vec(),
-    })
 }
 
 fn row_cells(server: &str, endpoint: &str, answer: Result<Answer, String>) -> Vec<String> {

@@ -10,14 +10,18 @@
 //! - [`server`]: servers.toml entries made runnable: availability, `cargo build`, start until
 //!   the ready line, stop (always, by a guard);
 //! - [`child`]: a load tool (or cargo) as a pinned, time-bounded, killable child process;
-//! - [`tools`]: every load tool's exact argv and its output parser;
-//! - [`sample`]: RSS and CPU of a server's process tree from /proc;
+//! - [`bench_tools`] (its own crate): every load tool's exact argv and its output parser;
+//! - [`sample`]: RSS and CPU of a server's process tree from /proc; [`machine`]: the other
+//!   work and steal beside a step, and the preflight;
+//! - [`answer`]: one plain `GET` per endpoint judged against the contract's bytes (`bench
+//!   verify`'s fairness table, E6's record before any load);
 //! - [`procs`] (process groups, /proc), [`pin`] (CPU affinity), [`signals`] (SIGINT/SIGTERM
 //!   as a flag) beneath them.
 //!
 //! The server is seen through [`Watch`] and the tool is launched through [`Launch`], so the
 //! unit tests below drive the whole body with a recorded tool output and a fake server.
 
+pub mod answer;
 pub mod child;
 pub mod machine;
 pub mod pin;
