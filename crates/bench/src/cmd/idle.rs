@@ -178,3 +178,78 @@ pub fn run_to(
     bench_report::other::write_markdown_beside(&report::markdown_report(&doc), &path)?;
     Ok(path)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::TcpListener;
+
+    /// A fake server on 127.0.0.1 that answers each connection's first request with `answer`
+    /// (or closes it unanswered when empty) and keeps the connection open; stops by itself
+    /// once it has served `n` connections.
+    fn fake(answer: &'static [u8], n: usize) -> SocketAddr {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for conn in listener.incoming().take(n) {
+                let Ok(mut c) = conn else { continue };
+                let mut buf = [0u8; 512];
+                let mut head = Vec::new();
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match c.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(k) => head.extend_from_slice(&buf[..k]),
+                    }
+                }
+                if answer.is_empty() {
+                    continue;
+                }
+                let _ = c.write_all(answer);
+                held.push(c);
+            }
+            std::thread::sleep(Duration::from_secs(2));
+        });
+        addr
+    }
+
+    const HELLO: &[u8] =
+        b"HTTP/1.1 200 OK\r\ncontent-length: 12\r\ncontent-type: text/plain; charset=utf-8\r\n\r\nHello, World";
+
+    #[test]
+    fn connections_are_opened_answered_once_and_held() {
+        let open = open_idle(fake(HELLO, 20), 20).unwrap();
+        assert_eq!(open.len(), 20);
+        // Held: nothing more arrives on them.
+        let mut s = &open[0];
+        s.set_read_timeout(Some(Duration::from_millis(100)))
+            .unwrap();
+        let mut one = [0u8; 1];
+        assert!(s.read(&mut one).is_err(), "a byte after the answer");
+    }
+
+    #[test]
+    fn a_wrong_answer_or_none_is_an_error_naming_the_connection() {
+        let not_found = b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n";
+        let e = open_idle(fake(not_found, 1), 3).unwrap_err();
+        assert_eq!(e.to_string(), "GET /hello answered 404 on connection 1");
+        let e = open_idle(fake(b"", 1), 1).unwrap_err();
+        assert_eq!(e.to_string(), "connection 1 was closed without an answer");
+        let e = open_idle(fake(b"not http\r\n\r\n", 1), 1).unwrap_err();
+        assert!(e.to_string().starts_with("connection 1: "), "{e}");
+    }
+
+    #[test]
+    fn the_cost_of_a_connection_is_the_growth_over_the_count() {
+        let idle = |before_kb, with_kb| Idle {
+            server: "s".into(),
+            before_kb,
+            with_kb,
+            connections: 10_000,
+        };
+        assert_eq!(idle(4_000, 14_000).bytes_per_connection(), 1_024);
+        assert_eq!(idle(4_000, 3_900).bytes_per_connection(), 0);
+        let e = idle(4_000, 14_000).entry();
+        assert_eq!((e.name.as_str(), e.bytes_per_connection), ("s", 1_024));
+    }
+}

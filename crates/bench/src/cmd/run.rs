@@ -733,3 +733,97 @@ fn print_summary(results: &Results) {
         crate::say!("{line}");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Error;
+    use crate::step::signals::Interrupted;
+    use anyhow::anyhow;
+
+    /// A recorded E3 document (server-prebuilt and node-http, six steps each), emptied of its
+    /// repeats as a run's document is before its first step.
+    fn fresh() -> Results {
+        let mut r: Results = serde_json::from_str(include_str!(
+            "../../../bench-report/tests/data/results-e3.json"
+        ))
+        .unwrap();
+        r.complete = false;
+        r
+    }
+
+    fn reread(path: &Path) -> Results {
+        bench_model::schema::check_file(path).unwrap();
+        Results::load(path).unwrap()
+    }
+
+    #[test]
+    fn the_checkpoint_keeps_every_finished_step_and_says_why_the_run_stopped() {
+        let dir = std::env::temp_dir().join(format!("bench-ckpt-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut results = fresh();
+        let mut ckpt = Checkpoint::new(&dir, Path::new("/nowhere"), 4);
+
+        // Stopped before any step finished: no file, the error as it was.
+        let e = ckpt.abandon(&mut results, anyhow!("no server"));
+        assert!(
+            e.downcast_ref::<Partial>().is_none() && !dir.exists(),
+            "{e:#}"
+        );
+
+        // Each finished step is in the file at once, marked as running.
+        ckpt.step_done(&mut results).unwrap();
+        let path = ckpt.path.clone().expect("written after the first step");
+        let on_disk = reread(&path);
+        assert!(!on_disk.complete);
+        assert_eq!(
+            on_disk.incomplete_reason.as_deref(),
+            Some("running: 1 of 4 step runs done")
+        );
+        // A rung that will not run lowers the total; the same file is written again.
+        ckpt.skip();
+        ckpt.step_done(&mut results).unwrap();
+        assert_eq!(ckpt.path.as_ref(), Some(&path));
+        assert_eq!(
+            reread(&path).incomplete_reason.as_deref(),
+            Some("running: 2 of 3 step runs done")
+        );
+
+        // Ctrl-C: the file says so, the error says where the file is and is still the
+        // interruption (its exit status).
+        let sigint = anyhow::Error::new(Error::Interrupted(Interrupted(libc::SIGINT)));
+        let e = ckpt.abandon(&mut results, sigint);
+        assert_eq!(
+            e.downcast_ref::<Partial>(),
+            Some(&Partial {
+                path: path.clone(),
+                done: 2,
+                total: 3
+            })
+        );
+        assert_eq!(
+            crate::error::interrupted(&e),
+            Some(Interrupted(libc::SIGINT))
+        );
+        assert_eq!(
+            reread(&path).incomplete_reason.as_deref(),
+            Some("interrupted by SIGINT after 2 of 3 step runs")
+        );
+
+        // Another error: named in the file.
+        let e = ckpt.abandon(&mut results, anyhow!("the tool crashed"));
+        assert!(e.downcast_ref::<Partial>().is_some());
+        assert_eq!(
+            reread(&path).incomplete_reason.as_deref(),
+            Some("stopped by an error (the tool crashed) after 2 of 3 step runs")
+        );
+
+        // A run that ends writes it complete, in the same file.
+        let outcome = finish(results, ckpt, vec!["a problem".into()]).unwrap();
+        assert_eq!(outcome.path, path);
+        assert_eq!(outcome.problems, ["a problem"]);
+        let done = reread(&path);
+        assert!(done.complete && done.incomplete_reason.is_none());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

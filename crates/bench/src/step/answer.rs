@@ -162,3 +162,63 @@ fn expected_body(target: &str, addr: SocketAddr) -> Option<Vec<u8>> {
         fixed => fixed.fixed_body()?.to_vec(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use conformance::wire::parse_response;
+
+    /// A server entry as servers.toml writes one, with one documented extra field.
+    fn entry() -> Server {
+        let m = manifest::Manifest::parse(
+            r#"
+[[server]]
+name = "x"
+package = "x"
+style = "test"
+analogue = ["y"]
+experiments = ["E6"]
+groups = ["core"]
+extra_header = [{ field = "server", bytes = 11 }]
+"#,
+        )
+        .unwrap();
+        m.get("x").unwrap().clone()
+    }
+
+    fn judged(raw: &[u8]) -> Answer {
+        let (r, _) = parse_response(raw, false, false).unwrap().unwrap();
+        judge(&entry(), "/hello", &r, "127.0.0.1:8080".parse().unwrap())
+    }
+
+    #[test]
+    fn the_contracts_bytes_have_no_note_and_every_difference_one() {
+        let exact = b"HTTP/1.1 200 OK\r\ncontent-length: 12\r\ncontent-type: text/plain; charset=utf-8\r\ndate: Wed, 02 Dec 2026 14:00:00 GMT\r\n\r\nHello, World";
+        let a = judged(exact);
+        assert_eq!((a.status, a.body, a.notes.len()), (200, 12, 0), "{a:?}");
+        assert_eq!(a.head, exact.len() - 12);
+        assert_eq!(a.fields, ["content-length", "content-type", "date"]);
+
+        let extra = judged(
+            b"HTTP/1.1 200 OK\r\nserver: may\r\nx-powered-by: z\r\ncontent-length: 12\r\n\r\nHello, World",
+        );
+        assert_eq!(
+            extra.notes,
+            [
+                "extra `server` (documented, 11 B)",
+                "extra `x-powered-by` NOT documented"
+            ]
+        );
+        let wrong = judged(
+            b"HTTP/1.1 500 Internal Server Error\r\nconnection: keep-alive\r\ncontent-length: 2\r\n\r\nno",
+        );
+        assert_eq!(
+            wrong.notes,
+            [
+                "`connection: keep-alive` on HTTP/1.1 (the contract sends the field only to close)",
+                "body differs from the contract",
+                "status is not 200"
+            ]
+        );
+    }
+}
