@@ -18,7 +18,11 @@
 
 use std::time::Duration;
 
-use crate::results::{Errors, Interference, Run, TOOL_BOUND_SHARE};
+use crate::results::{Errors, Interference, Run};
+
+/// The share of the CPUs it could use (`tool_cpus`) at which a load tool counts as the
+/// bottleneck of its step ([`Run::tool_bound`]).
+pub const TOOL_BOUND_SHARE: f64 = 0.9;
 
 /// Failed requests above this share, percent, make a run invalid.
 pub const FAILED_LIMIT: f64 = 1.0;

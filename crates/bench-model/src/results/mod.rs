@@ -33,10 +33,6 @@ use timestamp::{compact_stamp, utc_now};
 /// The schema tag of [`Results`].
 pub const SCHEMA: &str = "bench.results/1";
 
-/// The share of the CPUs it could use (`tool_cpus`) at which a load tool counts as the
-/// bottleneck of its step ([`Run::tool_bound`]).
-pub const TOOL_BOUND_SHARE: f64 = 0.9;
-
 fn yes() -> bool {
     true
 }
@@ -288,7 +284,7 @@ pub struct Run {
     #[serde(default)]
     pub tool_cpus: Option<usize>,
     /// Whether the tool, not the server, set the pace: it used at least
-    /// [`TOOL_BOUND_SHARE`] of `tool_cpus` (for the built-in generator, also when its own
+    /// [`TOOL_BOUND_SHARE`](crate::rules::TOOL_BOUND_SHARE) of `tool_cpus` (for the built-in generator, also when its own
     /// report says `generator_bound`). Its requests/s is then the tool's limit.
     #[serde(default)]
     pub tool_bound: bool,
