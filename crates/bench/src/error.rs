@@ -3,8 +3,6 @@
 
 use std::fmt;
 
-use crate::step::signals::Interrupted;
-
 /// What ended a command, where the binary's exit status depends on it.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
@@ -32,5 +30,25 @@ pub fn interrupted(e: &anyhow::Error) -> Option<Interrupted> {
     match e.downcast_ref::<Error>() {
         Some(Error::Interrupted(i)) => Some(*i),
         _ => None,
+    }
+}
+
+/// The signal that stopped a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Interrupted(pub i32);
+
+impl Interrupted {
+    /// The signal's name.
+    pub fn name(self) -> &'static str {
+        match self.0 {
+            libc::SIGINT => "SIGINT",
+            libc::SIGTERM => "SIGTERM",
+            _ => "a signal",
+        }
+    }
+
+    /// The conventional exit status, 128 + the signal number.
+    pub fn exit_code(self) -> u8 {
+        u8::try_from(128 + self.0).unwrap_or(130)
     }
 }

@@ -972,7 +972,7 @@ mod tests {
         // Stopped after E1: a new start is refused, naming what is done.
         let mut stopped = fresh;
         stopped.done.push(Done {
-            part: "e1".into(),
+            part: experiment::E1.id.into(),
             files: vec!["e1-20261202T000000Z.json".into()],
             problems: Vec::new(),
         });

@@ -11,7 +11,7 @@
 //! The results file is written after every finished step (atomically: [`Results::save`]),
 //! with `"complete": false` and the progress in `incomplete_reason` until the run ends, so a
 //! run interrupted at minute 29 keeps the steps of its first 28 minutes: the error then
-//! carries a [`Partial`](crate::session::Partial) that says where they are, and the exit status still says what
+//! carries a [`Partial`] that says where they are, and the exit status still says what
 //! stopped the run.
 //!
 //! With `--target URL` the same steps drive a server that is already running: nothing is
@@ -737,8 +737,7 @@ fn print_summary(results: &Results) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::Error;
-    use crate::step::signals::Interrupted;
+    use crate::error::{Error, Interrupted};
     use anyhow::anyhow;
 
     /// A recorded E3 document (server-prebuilt and node-http, six steps each), emptied of its

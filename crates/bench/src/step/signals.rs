@@ -6,7 +6,7 @@
 
 use std::sync::atomic::{AtomicI32, Ordering};
 
-use crate::error::Error;
+use crate::error::{Error, Interrupted};
 
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
 
@@ -36,26 +36,6 @@ pub fn received() -> Option<i32> {
     match SIGNAL.load(Ordering::SeqCst) {
         0 => None,
         s => Some(s),
-    }
-}
-
-/// The signal that stopped a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Interrupted(pub i32);
-
-impl Interrupted {
-    /// The signal's name.
-    pub fn name(self) -> &'static str {
-        match self.0 {
-            libc::SIGINT => "SIGINT",
-            libc::SIGTERM => "SIGTERM",
-            _ => "a signal",
-        }
-    }
-
-    /// The conventional exit status, 128 + the signal number.
-    pub fn exit_code(self) -> u8 {
-        u8::try_from(128 + self.0).unwrap_or(130)
     }
 }
 
