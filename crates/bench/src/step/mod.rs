@@ -1312,14 +1312,15 @@ mod tests {
         );
     }
 
-    /// A process that spins on a CPU for `busy_s` seconds, then sleeps; killed when dropped.
+    /// A process tree that spins on a CPU for `busy_s` seconds, then sleeps; killed when
+    /// dropped. The loop forks nothing: a loop that ran `date` each turn spent its time in
+    /// short-lived children, which a busy machine starved until the tree read as idle (seen
+    /// in a test run beside two cargo builds).
     struct Spinner(std::process::Child);
 
     impl Spinner {
         fn start(busy_s: u32) -> Spinner {
-            let script = format!(
-                "end=$(($(date +%s) + {busy_s})); while [ $(date +%s) -lt $end ]; do :; done; exec sleep 60"
-            );
+            let script = format!("timeout {busy_s} sh -c 'while :; do :; done'; exec sleep 60");
             let child = std::process::Command::new("sh")
                 .args(["-c", &script])
                 .spawn()
