@@ -511,9 +511,12 @@ fn verified(d: &mut Document, r: &Results) {
 
 /// The document's title, partial banner and header lines.
 fn header(r: &Results) -> Document {
-    let m = &r.machine;
+    let m = &r.header.machine;
     let mut lines: Vec<(&str, String)> = vec![
-        ("Date", format!("{} to {}", r.started_utc, r.finished_utc)),
+        (
+            "Date",
+            format!("{} to {}", r.header.started_utc, r.header.finished_utc),
+        ),
         (
             "Machine",
             format!(
@@ -529,8 +532,8 @@ fn header(r: &Results) -> Document {
             "Git",
             format!(
                 "{}{}",
-                r.git.revision.as_deref().unwrap_or("unknown"),
-                match r.git.dirty {
+                r.header.git.revision.as_deref().unwrap_or("unknown"),
+                match r.header.git.dirty {
                     Some(true) => " (with uncommitted changes)",
                     _ => "",
                 }
@@ -538,6 +541,7 @@ fn header(r: &Results) -> Document {
         ),
     ];
     let version = r
+        .header
         .versions
         .get("tool")
         .map(|v| format!(" ({v})"))
@@ -557,7 +561,7 @@ fn header(r: &Results) -> Document {
         ));
     }
     let mut more = vec![
-        ("Command", format!("`{}`", r.command.join(" "))),
+        ("Command", format!("`{}`", r.header.command.join(" "))),
         (
             "Length",
             format!(

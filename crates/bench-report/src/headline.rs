@@ -111,7 +111,7 @@ pub fn newest(paths: &[PathBuf]) -> Result<Vec<Source>, ReportError> {
             continue;
         }
         let results = Results::load(&path).map_err(ReportError::from)?;
-        let key = |r: &Results| (!r.quick, r.started_utc.clone());
+        let key = |r: &Results| (!r.quick, r.header.started_utc.clone());
         match best
             .iter_mut()
             .find(|s| s.results.experiment == results.experiment)
@@ -209,17 +209,21 @@ fn provenance(src: &Source, readme_dir: &Path) -> String {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let link = relative(readme_dir, shown).map_or(name.clone(), |rel| format!("[{name}]({rel})"));
-    let date = r.started_utc.get(..16).map_or(r.started_utc.clone(), |d| {
-        format!("{} UTC", d.replace('T', " "))
-    });
-    let commit = match (&r.git.revision, r.git.dirty) {
+    let date = r
+        .header
+        .started_utc
+        .get(..16)
+        .map_or(r.header.started_utc.clone(), |d| {
+            format!("{} UTC", d.replace('T', " "))
+        });
+    let commit = match (&r.header.git.revision, r.header.git.dirty) {
         (Some(rev), Some(true)) => {
             format!("commit {} with local changes", crate::format::short(rev))
         }
         (Some(rev), _) => format!("commit {}", crate::format::short(rev)),
         (None, _) => "commit unknown".to_string(),
     };
-    let m = &r.machine;
+    let m = &r.header.machine;
     let kernel: Vec<&str> = m.kernel.split_whitespace().take(2).collect();
     let mut machine = vec![
         if m.cpu_model.is_empty() {

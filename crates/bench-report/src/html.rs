@@ -160,7 +160,12 @@ pub fn html_at(docs: &[Doc], root: Option<&Path>) -> String {
     };
     groups.sort_by(|a, b| rank(&a.0).cmp(&rank(&b.0)).then(a.0.cmp(&b.0)));
     for (_, v) in &mut groups {
-        v.sort_by(|a, b| b.results.started_utc.cmp(&a.results.started_utc));
+        v.sort_by(|a, b| {
+            b.results
+                .header
+                .started_utc
+                .cmp(&a.results.header.started_utc)
+        });
     }
 
     let mut body = String::new();
@@ -273,7 +278,7 @@ fn run(out: &mut String, d: &Doc, e: Option<&experiment::Experiment>, root: Opti
         r#"<article class="run" id="{}">
 <h3>Run of {} · {} · {}, {} repeat{}</h3>"#,
         escape(&run_id(r)),
-        escape(&r.started_utc),
+        escape(&r.header.started_utc),
         escape(&r.tool),
         if r.quick { "quick" } else { "full length" },
         r.repeat,
@@ -333,24 +338,26 @@ fn provenance(out: &mut String, d: &Doc, doc: &Document) {
         out,
         "<details class=\"provenance\"><summary>How this run was made: commit <code>{}</code>{}{}, run of {} (command, machine, versions, notes)</summary>",
         escape(
-            r.git
+            r.header
+                .git
                 .revision
                 .as_deref()
                 .map_or("unknown", crate::format::short)
         ),
-        r.git
+        r.header
+            .git
             .committed_utc
             .as_deref()
             .map_or_else(String::new, |c| format!(
                 " of {}",
                 escape(crate::format::date(c))
             )),
-        if r.git.dirty == Some(true) {
+        if r.header.git.dirty == Some(true) {
             " with uncommitted changes"
         } else {
             ""
         },
-        escape(crate::format::date(&r.started_utc))
+        escape(crate::format::date(&r.header.started_utc))
     );
     out.push_str("<dl class=\"provenance\">\n");
     if let Some(href) = &d.href {
@@ -363,13 +370,14 @@ fn provenance(out: &mut String, d: &Doc, doc: &Document) {
         );
     }
     for (k, v) in &doc.header {
-        let v = match (k.as_str(), &r.git.revision) {
+        let v = match (k.as_str(), &r.header.git.revision) {
             ("Git", Some(rev)) => v.replacen(rev.as_str(), crate::format::short(rev), 1),
             _ => v.clone(),
         };
         let _ = writeln!(out, "<dt>{}</dt><dd>{}</dd>", escape(k), inline(&v));
     }
     let versions: Vec<String> = r
+        .header
         .versions
         .iter()
         .map(|(k, v)| format!("{k}: {v}"))
@@ -597,7 +605,7 @@ pub(crate) fn page_section(
                     "<li>{} <a class=\"from\" href=\"#{}\">(run of {})</a></li>",
                     inline(text),
                     escape(r.file_name().trim_end_matches(".json")),
-                    escape(date(&r.started_utc))
+                    escape(date(&r.header.started_utc))
                 );
             }
             out.push_str("</ul>\n");

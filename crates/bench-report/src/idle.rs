@@ -36,6 +36,7 @@ pub fn table(r: &IdleResults) -> Table {
 /// The whole markdown report of `r`: title, provenance, the table.
 pub fn markdown_report(r: &IdleResults) -> String {
     let versions: Vec<String> = r
+        .header
         .versions
         .iter()
         .map(|(k, v)| super::tools::version_text(k, v))
@@ -43,21 +44,21 @@ pub fn markdown_report(r: &IdleResults) -> String {
     let mut out = format!(
         "# Memory of {} idle keep-alive connections\n\n- When: {} to {} (UTC)\n- Machine: {}, {} CPUs ({}), {}, {} MiB\n- Git: {}{}\n- Versions: {}\n- Command: `{}`\n\nEach server was started alone, its process tree's RSS read once it was ready, then {} connections each answered one `GET /hello` and stayed open without another byte, and the RSS was read again. MB are MiB; bytes per connection is the growth over the connections.\n\n",
         super::thousands(r.connections as f64),
-        r.started_utc,
-        r.finished_utc,
-        r.machine.hostname,
-        r.machine.cpus,
-        r.machine.cpu_model,
-        r.machine.kernel,
-        r.machine.mem_total_kb / 1024,
-        r.git.revision.as_deref().unwrap_or("unknown"),
-        if r.git.dirty == Some(true) {
+        r.header.started_utc,
+        r.header.finished_utc,
+        r.header.machine.hostname,
+        r.header.machine.cpus,
+        r.header.machine.cpu_model,
+        r.header.machine.kernel,
+        r.header.machine.mem_total_kb / 1024,
+        r.header.git.revision.as_deref().unwrap_or("unknown"),
+        if r.header.git.dirty == Some(true) {
             " (dirty)"
         } else {
             ""
         },
         versions.join("; "),
-        r.command.join(" "),
+        r.header.command.join(" "),
         super::thousands(r.connections as f64),
     );
     let rows: Vec<Vec<String>> = r.servers.iter().map(|s| cells(s, r.connections)).collect();
@@ -74,25 +75,25 @@ pub(super) fn html_section(docs: &[IdleResults]) -> String {
         "<section class=\"experiment\" id=\"idle\">\n<h2>Memory of idle connections</h2>\n<p class=\"question\">What does a connection that sends nothing cost each server in memory?</p>\n",
     );
     let mut docs: Vec<&IdleResults> = docs.iter().collect();
-    docs.sort_by(|a, b| b.started_utc.cmp(&a.started_utc));
+    docs.sort_by(|a, b| b.header.started_utc.cmp(&a.header.started_utc));
     for r in docs {
         let _ = writeln!(
             out,
             "<article class=\"run\">\n<h3>{} idle connections · {}</h3>\n<p>{} to {} on {} ({} CPUs, {}), git {}{}. Each server alone: its process tree's RSS once ready, then with the connections open, each after one answered <code>GET /hello</code>. Command: <code>{}</code></p>",
             super::thousands(r.connections as f64),
-            esc(&r.started_utc),
-            esc(&r.started_utc),
-            esc(&r.finished_utc),
-            esc(&r.machine.hostname),
-            r.machine.cpus,
-            esc(&r.machine.kernel),
-            esc(r.git.revision.as_deref().unwrap_or("unknown")),
-            if r.git.dirty == Some(true) {
+            esc(&r.header.started_utc),
+            esc(&r.header.started_utc),
+            esc(&r.header.finished_utc),
+            esc(&r.header.machine.hostname),
+            r.header.machine.cpus,
+            esc(&r.header.machine.kernel),
+            esc(r.header.git.revision.as_deref().unwrap_or("unknown")),
+            if r.header.git.dirty == Some(true) {
                 " (dirty)"
             } else {
                 ""
             },
-            esc(&r.command.join(" "))
+            esc(&r.header.command.join(" "))
         );
         let rows: Vec<Vec<String>> = r.servers.iter().map(|s| cells(s, r.connections)).collect();
         out.push_str(&super::tools::html_table(&HEADER, &rows, |i| i >= 1));
@@ -107,18 +108,20 @@ mod tests {
     use super::*;
     use crate::other::OtherResults;
     use bench_model::results::idle::SCHEMA;
-    use bench_model::results::{Git, Machine};
+    use bench_model::results::{Git, Header, Machine};
 
     #[test]
     fn written_read_back_and_reported() {
         let r = IdleResults {
-            schema: SCHEMA.into(),
-            started_utc: "2026-12-02T00:00:00Z".into(),
-            finished_utc: "2026-12-02T00:00:05Z".into(),
-            command: vec!["bench".into(), "idle".into()],
-            machine: Machine::default(),
-            git: Git::default(),
-            versions: [("rustc".to_string(), "rustc 1.95.0".to_string())].into(),
+            header: Header {
+                schema: SCHEMA.into(),
+                started_utc: "2026-12-02T00:00:00Z".into(),
+                finished_utc: "2026-12-02T00:00:05Z".into(),
+                command: vec!["bench".into(), "idle".into()],
+                machine: Machine::default(),
+                git: Git::default(),
+                versions: [("rustc".to_string(), "rustc 1.95.0".to_string())].into(),
+            },
             connections: 10_000,
             servers: vec![IdleServer {
                 name: "server-prebuilt".into(),

@@ -48,13 +48,13 @@ pub fn markdown(r: &InstructionResults) -> String {
 pub fn markdown_report(r: &InstructionResults) -> String {
     let mut out = format!(
         "# Instructions per request under callgrind\n\n{} to {} on {} ({} CPUs, {}), git {}{}, {}, {} and {} requests over {} connections per run.\n\nCommand: `{}`\n\n",
-        r.started_utc,
-        r.finished_utc,
-        r.machine.hostname,
-        r.machine.cpus,
-        r.machine.kernel,
-        r.git.revision.as_deref().unwrap_or("unknown"),
-        if r.git.dirty == Some(true) {
+        r.header.started_utc,
+        r.header.finished_utc,
+        r.header.machine.hostname,
+        r.header.machine.cpus,
+        r.header.machine.kernel,
+        r.header.git.revision.as_deref().unwrap_or("unknown"),
+        if r.header.git.dirty == Some(true) {
             " (dirty)"
         } else {
             ""
@@ -63,7 +63,7 @@ pub fn markdown_report(r: &InstructionResults) -> String {
         r.counts.small,
         r.counts.large,
         r.counts.connections,
-        r.command.join(" ")
+        r.header.command.join(" ")
     );
     out.push_str(&markdown(r));
     out.push_str("\n## How to read it\n\n");
@@ -83,20 +83,20 @@ pub(super) fn html_section(docs: &[InstructionResults]) -> String {
         "<section class=\"experiment\" id=\"instructions\">\n<h2>Instructions per request under callgrind</h2>\n<p class=\"question\">What does a request cost each server in CPU instructions, counted rather than timed, so that the figure does not move with the machine's speed?</p>\n<p>Every figure is instructions per request (fewer is cheaper), per mode of sending: keep-alive, 16 pipelined, a new HTTP/1.0 connection per request.</p>\n",
     );
     let mut docs: Vec<&InstructionResults> = docs.iter().collect();
-    docs.sort_by(|a, b| b.started_utc.cmp(&a.started_utc));
+    docs.sort_by(|a, b| b.header.started_utc.cmp(&a.header.started_utc));
     for r in docs {
         let _ = writeln!(
             out,
             "<article class=\"run\">\n<h3>Run of {} · {}</h3>\n<p>{} to {} on {} ({} CPUs, {}), git {}{}; {} and {} requests over {} connections per run. Command: <code>{}</code></p>",
-            esc(&r.started_utc),
+            esc(&r.header.started_utc),
             esc(&r.valgrind),
-            esc(&r.started_utc),
-            esc(&r.finished_utc),
-            esc(&r.machine.hostname),
-            r.machine.cpus,
-            esc(&r.machine.kernel),
-            esc(r.git.revision.as_deref().unwrap_or("unknown")),
-            if r.git.dirty == Some(true) {
+            esc(&r.header.started_utc),
+            esc(&r.header.finished_utc),
+            esc(&r.header.machine.hostname),
+            r.header.machine.cpus,
+            esc(&r.header.machine.kernel),
+            esc(r.header.git.revision.as_deref().unwrap_or("unknown")),
+            if r.header.git.dirty == Some(true) {
                 " (dirty)"
             } else {
                 ""
@@ -104,7 +104,7 @@ pub(super) fn html_section(docs: &[InstructionResults]) -> String {
             r.counts.small,
             r.counts.large,
             r.counts.connections,
-            esc(&r.command.join(" "))
+            esc(&r.header.command.join(" "))
         );
         let modes: Vec<Mode> = Mode::ALL
             .into_iter()

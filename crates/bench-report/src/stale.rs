@@ -68,7 +68,7 @@ impl Staleness {
 /// the workspace `root` (whose `servers.toml`, when it reads, names each variant's package
 /// and each peer's runtime).
 pub fn staleness(r: &Results, root: &Path) -> Staleness {
-    let Some(rev) = r.git.revision.as_deref().filter(|s| !s.is_empty()) else {
+    let Some(rev) = r.header.git.revision.as_deref().filter(|s| !s.is_empty()) else {
         return Staleness::Unknown("the run recorded no commit".into());
     };
     let short = rev.get(..7).unwrap_or(rev);
@@ -255,7 +255,7 @@ mod tests {
     fn run(revision: Option<&str>) -> Results {
         let text = include_str!("../tests/data/results-e3.json");
         let mut r: Results = serde_json::from_str(text).unwrap();
-        r.git.revision = revision.map(str::to_string);
+        r.header.git.revision = revision.map(str::to_string);
         r.servers = vec![
             server("server-x", ServerKind::Rust, &["target/release/server-x"]),
             server(

@@ -36,7 +36,12 @@ pub fn svg_string(r: &Results) -> String {
         y += 20.0;
     }
     // The command can be long (every server named): wrapped like the title, not cut off.
-    let subtitle = format!("{} · {} · {}", r.tool, r.started_utc, r.command.join(" "));
+    let subtitle = format!(
+        "{} · {} · {}",
+        r.tool,
+        r.header.started_utc,
+        r.header.command.join(" ")
+    );
     for line in wrap(&subtitle, WIDTH - 16.0, 12.0) {
         let _ = write!(
             head,

@@ -153,6 +153,7 @@ pub fn markdown_report(r: &ToolResults) -> String {
         ));
     }
     let versions: Vec<String> = r
+        .header
         .versions
         .iter()
         .map(|(k, v)| version_text(k, v))
@@ -166,15 +167,15 @@ pub fn markdown_report(r: &ToolResults) -> String {
         .collect();
     out.push_str(&format!(
         "- When: {} to {} (UTC)\n- Machine: {}, {} CPUs ({}), {}, {} MiB\n- Git: {}{}\n- Versions: {}\n- Server: {} (`{}`){}\n- Load: {} {} connections on `{}`, {} s measured after a {} s warm-up, {} round(s), the tools alternating in each\n- Command: `{}`\n\n",
-        r.started_utc,
-        r.finished_utc,
-        r.machine.hostname,
-        r.machine.cpus,
-        r.machine.cpu_model,
-        r.machine.kernel,
-        r.machine.mem_total_kb / 1024,
-        r.git.revision.as_deref().unwrap_or("unknown"),
-        if r.git.dirty == Some(true) { " (dirty)" } else { "" },
+        r.header.started_utc,
+        r.header.finished_utc,
+        r.header.machine.hostname,
+        r.header.machine.cpus,
+        r.header.machine.cpu_model,
+        r.header.machine.kernel,
+        r.header.machine.mem_total_kb / 1024,
+        r.header.git.revision.as_deref().unwrap_or("unknown"),
+        if r.header.git.dirty == Some(true) { " (dirty)" } else { "" },
         versions.join("; "),
         r.server.name,
         r.server.command.join(" "),
@@ -188,7 +189,7 @@ pub fn markdown_report(r: &ToolResults) -> String {
         load.duration_s,
         load.warmup_s,
         load.rounds,
-        r.command.join(" ")
+        r.header.command.join(" ")
     ));
     out.push_str(&format!(
         "The reference tool is {}: every ratio is a tool's figure over {}'s in the same round, and a median ratio is the median of those.\n\n## Rounds\n\n",
@@ -253,14 +254,14 @@ pub(super) fn html_section(docs: &[ToolResults]) -> String {
         "<section class=\"experiment\" id=\"tools\">\n<h2>Load tools compared</h2>\n<p class=\"question\">How much of a figure is the load tool's? One server driven by several tools at the same load, the tools alternating round by round.</p>\n",
     );
     let mut docs: Vec<&ToolResults> = docs.iter().collect();
-    docs.sort_by(|a, b| b.started_utc.cmp(&a.started_utc));
+    docs.sort_by(|a, b| b.header.started_utc.cmp(&a.header.started_utc));
     for r in docs {
         let l = &r.load;
         let _ = writeln!(
             out,
             "<article class=\"run\">\n<h3>{} · {}</h3>\n<p>{}{} to {} on {} ({} CPUs, {}), git {}{}; {} {} connections on <code>{}</code>, {} s after a {} s warm-up, {} round(s). The reference tool is {}. Command: <code>{}</code></p>",
             esc(&r.server.name),
-            esc(&r.started_utc),
+            esc(&r.header.started_utc),
             if r.complete {
                 String::new()
             } else {
@@ -269,13 +270,13 @@ pub(super) fn html_section(docs: &[ToolResults]) -> String {
                     esc(r.incomplete_reason.as_deref().unwrap_or("stopped early"))
                 )
             },
-            esc(&r.started_utc),
-            esc(&r.finished_utc),
-            esc(&r.machine.hostname),
-            r.machine.cpus,
-            esc(&r.machine.kernel),
-            esc(r.git.revision.as_deref().unwrap_or("unknown")),
-            if r.git.dirty == Some(true) {
+            esc(&r.header.started_utc),
+            esc(&r.header.finished_utc),
+            esc(&r.header.machine.hostname),
+            r.header.machine.cpus,
+            esc(&r.header.machine.kernel),
+            esc(r.header.git.revision.as_deref().unwrap_or("unknown")),
+            if r.header.git.dirty == Some(true) {
                 " (dirty)"
             } else {
                 ""
@@ -287,7 +288,7 @@ pub(super) fn html_section(docs: &[ToolResults]) -> String {
             l.warmup_s,
             l.rounds,
             esc(reference(r)),
-            esc(&r.command.join(" "))
+            esc(&r.header.command.join(" "))
         );
         out.push_str("<h4>Medians over the rounds</h4>\n");
         let medians: Vec<Vec<String>> = r.medians.iter().map(median_cells).collect();
@@ -318,7 +319,7 @@ mod tests {
 
     use crate::other::OtherResults;
     use bench_model::results::tools::{CompareLoad, CompareServer, SCHEMA, ToolVersion};
-    use bench_model::results::{Git, Latency, Machine};
+    use bench_model::results::{Git, Header, Latency, Machine};
 
     pub(crate) fn sample() -> ToolResults {
         let run = |rps: f64, p50: u64, bound: bool| Run {
@@ -334,15 +335,17 @@ mod tests {
             ..Run::default()
         };
         ToolResults {
-            schema: SCHEMA.into(),
-            started_utc: "2026-12-02T00:00:00Z".into(),
-            finished_utc: "2026-12-02T00:01:00Z".into(),
+            header: Header {
+                schema: SCHEMA.into(),
+                started_utc: "2026-12-02T00:00:00Z".into(),
+                finished_utc: "2026-12-02T00:01:00Z".into(),
+                command: vec!["bench".into(), "tools".into(), "compare".into()],
+                machine: Machine::default(),
+                git: Git::default(),
+                versions: [("bench".to_string(), "0.1.0".to_string())].into(),
+            },
             complete: false,
             incomplete_reason: Some("interrupted by SIGINT after 2 of 4 runs".into()),
-            command: vec!["bench".into(), "tools".into(), "compare".into()],
-            machine: Machine::default(),
-            git: Git::default(),
-            versions: [("bench".to_string(), "0.1.0".to_string())].into(),
             tools: vec![
                 ToolVersion {
                     name: "builtin".into(),
@@ -443,9 +446,9 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("bench-tools-unit-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let mut r = sample();
-        r.command.push("/ws/results".into());
+        r.header.command.push("/ws/results".into());
         r.relative_to(Path::new("/ws"));
-        assert_eq!(r.command[3], "results");
+        assert_eq!(r.header.command[3], "results");
         let path = r.write(&dir).unwrap();
         assert!(path.ends_with("tools-20261202T000000Z.json"), "{path:?}");
         assert!(

@@ -614,19 +614,19 @@ fn a_stale_run_says_what_changed_on_the_page_and_in_its_markdown() {
     );
     let old = older_prebuilt_revision();
     let mut stale = committed.clone();
-    stale.git.revision = Some(old.clone());
+    stale.header.git.revision = Some(old.clone());
     let mut current = committed.clone();
-    current.started_utc = "2026-12-01T19:26:32Z".into();
+    current.header.started_utc = "2026-12-01T19:26:32Z".into();
     let head = Command::new("git")
         .arg("-C")
         .arg(root())
         .args(["rev-parse", "HEAD"])
         .output()
         .unwrap();
-    current.git.revision = Some(String::from_utf8(head.stdout).unwrap().trim().to_string());
+    current.header.git.revision = Some(String::from_utf8(head.stdout).unwrap().trim().to_string());
     let mut foreign = committed.clone();
-    foreign.started_utc = "2026-12-01T19:26:33Z".into();
-    foreign.git.revision = Some("0123456789abcdef0123456789abcdef01234567".into());
+    foreign.header.started_utc = "2026-12-01T19:26:33Z".into();
+    foreign.header.git.revision = Some("0123456789abcdef0123456789abcdef01234567".into());
     let root = root();
 
     // The markdown: the line right under the title, naming the server and its commits.

@@ -420,7 +420,7 @@ fn html_page_is_self_contained_grouped_and_marked() {
     st.repeats[0].tool_bound = true;
     st.finish();
     let mut older = load("results-e3.json");
-    older.started_utc = "2026-11-28T10:00:00Z".into();
+    older.header.started_utc = "2026-11-28T10:00:00Z".into();
     let docs: Vec<Doc> = [older, load("results-e4.json"), e3, load("results-e1.json")]
         .into_iter()
         .map(|results| Doc {
@@ -846,7 +846,7 @@ fn e7_charts_are_latency_and_cpu_against_the_offered_rate() {
 fn the_page_opens_with_the_findings_and_names_no_machine_path_or_port() {
     let mut e3 = load("results-e3.json");
     // Paths and ports as a run on some machine might record them.
-    e3.command[0] = "/home/someone/bin/bench".into();
+    e3.header.command[0] = "/home/someone/bin/bench".into();
     e3.notes.push(
         "server binary /work/main/target/release/server-hyper, scratch in /tmp/bench-1".into(),
     );

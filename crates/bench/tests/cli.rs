@@ -366,9 +366,9 @@ fn check_quick_e3(file: &Path, servers: &[&str]) {
         ("e3", "builtin", true, 1)
     );
     assert_eq!(r.target, None);
-    assert!(r.machine.cpus >= 1 && !r.machine.kernel.is_empty());
-    assert!(r.versions.contains_key("bench") && r.versions.contains_key("tool"));
-    if r.machine.cpus >= 2 {
+    assert!(r.header.machine.cpus >= 1 && !r.header.machine.kernel.is_empty());
+    assert!(r.header.versions.contains_key("bench") && r.header.versions.contains_key("tool"));
+    if r.header.machine.cpus >= 2 {
         let p = r.pinning.as_ref().expect("pinned with two or more CPUs");
         assert!(!p.server_cpus.is_empty() && !p.load_cpus.is_empty());
         assert!(p.server_cpus.iter().all(|c| !p.load_cpus.contains(c)));
@@ -1198,10 +1198,10 @@ fn tools_compare_writes_its_results_file_and_report() {
 
     bench_model::schema::check_file(&json).unwrap_or_else(|e| panic!("{e}"));
     let r = ToolResults::load(&json).unwrap();
-    assert_eq!(r.schema, "bench.tools/1");
+    assert_eq!(r.header.schema, "bench.tools/1");
     assert!(r.complete && r.incomplete_reason.is_none() && r.problems.is_empty());
-    assert_eq!(r.command[..3], ["bench", "tools", "compare"]);
-    assert!(r.machine.cpus >= 1 && r.versions.contains_key("rustc"));
+    assert_eq!(r.header.command[..3], ["bench", "tools", "compare"]);
+    assert!(r.header.machine.cpus >= 1 && r.header.versions.contains_key("rustc"));
     let tools: Vec<&str> = r.tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(tools, ["builtin", "wrk"]);
     assert!(r.tools.iter().all(|t| t.version.is_some()), "{:?}", r.tools);
@@ -1316,7 +1316,11 @@ fn e1_with_k6_end_to_end() {
     let _heavy = heavy();
     let r = tool_run(Tool::K6, "e1", &["--repeat", "1"], Duration::from_secs(180));
     assert!(r.complete && r.incomplete_reason.is_none());
-    assert!(r.versions["tool"].starts_with("k6 v"), "{:?}", r.versions);
+    assert!(
+        r.header.versions["tool"].starts_with("k6 v"),
+        "{:?}",
+        r.header.versions
+    );
     let steps = &r.servers[0].steps;
     assert_eq!(steps.len(), 6, "two endpoints × c100, c500, c1000");
     for st in steps {

@@ -72,9 +72,9 @@ fn idle_connections_are_held_measured_and_written() {
     );
     bench_model::schema::check_file(&json).unwrap_or_else(|e| panic!("{e}"));
     let r = IdleResults::load(&json).unwrap();
-    assert_eq!((r.schema.as_str(), r.connections), (SCHEMA, 200));
-    assert_eq!(r.command[..2], ["bench", "idle"]);
-    assert!(r.machine.cpus >= 1 && r.versions.contains_key("bench"));
+    assert_eq!((r.header.schema.as_str(), r.connections), (SCHEMA, 200));
+    assert_eq!(r.header.command[..2], ["bench", "idle"]);
+    assert!(r.header.machine.cpus >= 1 && r.header.versions.contains_key("bench"));
     assert_eq!(r.servers.len(), 1);
     let s = &r.servers[0];
     assert_eq!(s.name, "server-prebuilt");

@@ -2,12 +2,11 @@
 //! and with N idle keep-alive connections ([`IdleServer`]), with the provenance of
 //! [`super::Results`].
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Git, Machine};
+use super::Header;
 
 /// The schema tag of [`IdleResults`].
 pub const SCHEMA: &str = "bench.idle/1";
@@ -16,20 +15,9 @@ pub const SCHEMA: &str = "bench.idle/1";
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct IdleResults {
-    /// Always [`SCHEMA`].
-    pub schema: String,
-    /// When the measurement started, `YYYY-MM-DDTHH:MM:SSZ`.
-    pub started_utc: String,
-    /// When it finished, `YYYY-MM-DDTHH:MM:SSZ`.
-    pub finished_utc: String,
-    /// How the harness was invoked (argv).
-    pub command: Vec<String>,
-    /// The machine it ran on.
-    pub machine: Machine,
-    /// The workspace's revision.
-    pub git: Git,
-    /// `bench` and `rustc` versions.
-    pub versions: BTreeMap<String, String>,
+    /// Schema, when, command, machine, git and versions, as every kind records them.
+    #[serde(flatten)]
+    pub header: Header,
     /// Idle connections held open per server, each after one answered `GET /hello`.
     pub connections: usize,
     /// One entry per server, in the order measured.
@@ -54,13 +42,13 @@ impl IdleResults {
     /// Writes every path under `root` in the command relative to it.
     pub fn relative_to(&mut self, root: &Path) {
         if let Some(fix) = super::relative_fix(root) {
-            self.command.iter_mut().for_each(fix);
+            self.header.command.iter_mut().for_each(fix);
         }
     }
 
     /// Writes it as `idle-<YYYYMMDDTHHMMSSZ>.json` in `dir` (`-2`, … when taken).
     pub fn write(&self, dir: &Path) -> Result<PathBuf, super::ResultsError> {
-        super::write_new(dir, "idle", &self.started_utc, self)
+        super::write_new(dir, "idle", &self.header.started_utc, self)
     }
 
     /// Reads a `bench idle` results file.

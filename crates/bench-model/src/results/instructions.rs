@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Git, Machine};
+use super::Header;
 
 /// The schema tag of [`InstructionResults`].
 pub const SCHEMA: &str = "bench.instructions/1";
@@ -113,18 +113,9 @@ pub struct Measurement {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct InstructionResults {
-    /// Always [`SCHEMA`].
-    pub schema: String,
-    /// When the run started.
-    pub started_utc: String,
-    /// When it finished.
-    pub finished_utc: String,
-    /// How the harness was invoked.
-    pub command: Vec<String>,
-    /// The machine (instruction counts do not depend on its speed, but on its CPU's features).
-    pub machine: Machine,
-    /// The workspace's revision.
-    pub git: Git,
+    /// Schema, when, command, machine, git and versions, as every kind records them.
+    #[serde(flatten)]
+    pub header: Header,
     /// `valgrind --version`.
     pub valgrind: String,
     /// The request counts of the two runs.
@@ -142,6 +133,7 @@ impl InstructionResults {
     pub fn write(&self, dir: &Path) -> Result<PathBuf, super::ResultsError> {
         std::fs::create_dir_all(dir).map_err(super::file("creating", dir))?;
         let stamp: String = self
+            .header
             .started_utc
             .chars()
             .filter(|c| c.is_ascii_alphanumeric())

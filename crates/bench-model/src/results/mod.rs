@@ -16,7 +16,6 @@
 //! Adding an optional field keeps the schema version; renaming or removing one bumps it.
 
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -27,7 +26,7 @@ pub mod provenance;
 pub mod timestamp;
 pub mod tools;
 
-pub use provenance::{Git, Machine};
+pub use provenance::{Git, Header, Machine};
 use timestamp::{compact_stamp, utc_now};
 
 /// The schema tag of [`Results`].
@@ -41,17 +40,13 @@ fn yes() -> bool {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Results {
-    /// Always [`SCHEMA`].
-    pub schema: String,
+    /// Schema, when, command, machine, git and versions, as every kind records them.
+    #[serde(flatten)]
+    pub header: Header,
     /// The experiment's lowercase id (`e1` … `e5`).
     pub experiment: String,
     /// The experiment's title.
     pub title: String,
-    /// When the run started, `YYYY-MM-DDTHH:MM:SSZ`.
-    pub started_utc: String,
-    /// When the run finished (or, while it runs, when this document was last written),
-    /// `YYYY-MM-DDTHH:MM:SSZ`.
-    pub finished_utc: String,
     /// Whether the run ended: `false` in the document written after every finished step
     /// while it runs, and in the last one of a run that was interrupted or failed. Files from
     /// before this field were written once, at the end: `true`.
@@ -61,14 +56,6 @@ pub struct Results {
     /// SIGINT after 4 of 12 step runs`); `None` when it is.
     #[serde(default)]
     pub incomplete_reason: Option<String>,
-    /// How the harness was invoked (argv).
-    pub command: Vec<String>,
-    /// The machine it ran on.
-    pub machine: Machine,
-    /// The workspace's revision.
-    pub git: Git,
-    /// Versions of what took part: `bench`, `rustc`, `tool`, peers' runtimes, ….
-    pub versions: BTreeMap<String, String>,
     /// The load tool: `builtin`, `wrk`, `ab`, `oha`, `k6` or `autocannon` (the tool adapters'
     /// names).
     pub tool: String,
@@ -753,7 +740,7 @@ impl Results {
     /// The file name this document is written under: `<experiment>-<YYYYMMDDTHHMMSSZ>.json`,
     /// the timestamp being `started_utc` (or now, if that is not a timestamp).
     pub fn file_name(&self) -> String {
-        let stamp = compact_stamp(&self.started_utc)
+        let stamp = compact_stamp(&self.header.started_utc)
             .unwrap_or_else(|| compact_stamp(&utc_now()).unwrap_or_default());
         let experiment: String = self
             .experiment
@@ -804,7 +791,7 @@ impl Results {
         let Some(fix) = relative_fix(root) else {
             return;
         };
-        self.command.iter_mut().for_each(&fix);
+        self.header.command.iter_mut().for_each(&fix);
         self.notes.iter_mut().for_each(&fix);
         for server in &mut self.servers {
             server.command.iter_mut().for_each(&fix);
@@ -1025,27 +1012,29 @@ mod tests {
         };
         step.finish();
         Results {
-            schema: SCHEMA.into(),
+            header: Header {
+                schema: SCHEMA.into(),
+                started_utc: "2026-11-29T22:40:00Z".into(),
+                finished_utc: "2026-11-29T22:43:10Z".into(),
+                command: vec![
+                    "bench".into(),
+                    "run".into(),
+                    crate::experiment::E3.id.into(),
+                ],
+                machine: Machine {
+                    hostname: "bench-test".into(),
+                    kernel: "Linux 6.18.44".into(),
+                    cpus: 2,
+                    cpu_model: "AMD EPYC".into(),
+                    mem_total_kb: 24_000_000,
+                },
+                git: Git::default(),
+                versions: std::collections::BTreeMap::from([("bench".into(), "0.1.0".into())]),
+            },
             experiment: crate::experiment::E3.id.into(),
             title: "t".into(),
-            started_utc: "2026-11-29T22:40:00Z".into(),
-            finished_utc: "2026-11-29T22:43:10Z".into(),
             complete: true,
             incomplete_reason: None,
-            command: vec![
-                "bench".into(),
-                "run".into(),
-                crate::experiment::E3.id.into(),
-            ],
-            machine: Machine {
-                hostname: "bench-test".into(),
-                kernel: "Linux 6.18.44".into(),
-                cpus: 2,
-                cpu_model: "AMD EPYC".into(),
-                mem_total_kb: 24_000_000,
-            },
-            git: Git::default(),
-            versions: BTreeMap::from([("bench".into(), "0.1.0".into())]),
             tool: "wrk".into(),
             quick: true,
             repeat: 2,
@@ -1075,7 +1064,7 @@ mod tests {
     #[test]
     fn paths_under_the_root_are_written_relative_to_it() {
         let mut r = sample();
-        r.command = vec!["/ws/x/target/release/bench".into(), "run".into()];
+        r.header.command = vec!["/ws/x/target/release/bench".into(), "run".into()];
         r.notes = vec!["built: /ws/x/target/release/server-hyper".into()];
         r.servers[0].command = vec!["/ws/x/peers/bin/go-http".into(), "--addr".into()];
         r.servers[0].steps[0].tool_command = vec![
@@ -1084,7 +1073,7 @@ mod tests {
             "/usr/bin/wrk".into(),
         ];
         r.relative_to(Path::new("/ws/x/"));
-        assert_eq!(r.command, ["target/release/bench", "run"]);
+        assert_eq!(r.header.command, ["target/release/bench", "run"]);
         assert_eq!(r.notes, ["built: target/release/server-hyper"]);
         assert_eq!(r.servers[0].command, ["peers/bin/go-http", "--addr"]);
         assert_eq!(

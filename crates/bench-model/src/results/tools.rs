@@ -4,12 +4,11 @@
 //! tool) and the medians over the rounds ([`ToolMedian`]), with the provenance of
 //! [`super::Results`].
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Git, Machine, Pinning, Run};
+use super::{Header, Pinning, Run};
 
 /// The schema tag of [`ToolResults`].
 pub const SCHEMA: &str = "bench.tools/1";
@@ -18,24 +17,13 @@ pub const SCHEMA: &str = "bench.tools/1";
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ToolResults {
-    /// Always [`SCHEMA`].
-    pub schema: String,
-    /// When the comparison started, `YYYY-MM-DDTHH:MM:SSZ`.
-    pub started_utc: String,
-    /// When it finished (or stopped), `YYYY-MM-DDTHH:MM:SSZ`.
-    pub finished_utc: String,
+    /// Schema, when, command, machine, git and versions, as every kind records them.
+    #[serde(flatten)]
+    pub header: Header,
     /// Whether every round ran (`false` after an interrupted comparison).
     pub complete: bool,
     /// Why not (`interrupted by SIGINT after 3 of 6 runs`); `None` when complete.
     pub incomplete_reason: Option<String>,
-    /// How the harness was invoked (argv).
-    pub command: Vec<String>,
-    /// The machine it ran on.
-    pub machine: Machine,
-    /// The workspace's revision.
-    pub git: Git,
-    /// `bench` and `rustc` versions.
-    pub versions: BTreeMap<String, String>,
     /// The tools in the order given (each round runs them in this order); the first is the
     /// reference of the ratios.
     pub tools: Vec<ToolVersion>,
@@ -147,7 +135,7 @@ impl ToolResults {
         let Some(fix) = super::relative_fix(root) else {
             return;
         };
-        self.command.iter_mut().for_each(&fix);
+        self.header.command.iter_mut().for_each(&fix);
         self.server.command.iter_mut().for_each(&fix);
         self.problems.iter_mut().for_each(&fix);
         for r in &mut self.rounds {
@@ -160,7 +148,7 @@ impl ToolResults {
 
     /// Writes it as `tools-<YYYYMMDDTHHMMSSZ>.json` in `dir` (`-2`, … when taken).
     pub fn write(&self, dir: &Path) -> Result<PathBuf, super::ResultsError> {
-        super::write_new(dir, "tools", &self.started_utc, self)
+        super::write_new(dir, "tools", &self.header.started_utc, self)
     }
 
     /// Reads a `bench tools compare` results file.

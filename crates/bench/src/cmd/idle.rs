@@ -11,6 +11,7 @@
 //! [`run_to`] also writes the figures as `idle-<UTC>.json` (schema `bench.idle/1`,
 //! [`bench_model::results::idle`]) with its markdown report beside it ([`bench_report::idle`]).
 
+use bench_model::results::Header;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
@@ -163,13 +164,15 @@ pub fn run_to(
     let started_utc = timestamp::utc_now();
     let figures = run(env, names, connections)?;
     let mut doc = IdleResults {
-        schema: SCHEMA.into(),
-        started_utc,
-        finished_utc: timestamp::utc_now(),
-        command,
-        machine: provenance::machine(),
-        git: provenance::git_at(&env.root),
-        versions: provenance::versions(),
+        header: Header {
+            schema: SCHEMA.into(),
+            started_utc,
+            finished_utc: timestamp::utc_now(),
+            command,
+            machine: provenance::machine(),
+            git: provenance::git_at(&env.root),
+            versions: provenance::versions(),
+        },
         connections,
         servers: figures.iter().map(Idle::entry).collect(),
     };

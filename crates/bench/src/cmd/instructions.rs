@@ -19,6 +19,7 @@
 //! difference; [`Baseline`] is the committed figure the CI guard compares `server-prebuilt`
 //! with, both ways; [`InstructionResults`] is the results file, and [`markdown`] its table.
 
+use bench_model::results::Header;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -820,12 +821,15 @@ pub fn run(
         return Ok(());
     }
     let results = InstructionResults {
-        schema: SCHEMA.into(),
-        started_utc: started,
-        finished_utc: bench_model::results::timestamp::utc_now(),
-        command,
-        machine: crate::provenance::machine(),
-        git: crate::provenance::git_at(&env.root),
+        header: Header {
+            schema: SCHEMA.into(),
+            started_utc: started,
+            finished_utc: bench_model::results::timestamp::utc_now(),
+            command,
+            machine: crate::provenance::machine(),
+            git: crate::provenance::git_at(&env.root),
+            ..Default::default()
+        },
         valgrind,
         counts,
         measurements,

@@ -17,6 +17,7 @@
 //! With `--target URL` the same steps drive a server that is already running: nothing is
 //! built but the built-in generator, nothing is pinned or sampled, and the JSON says so.
 
+use bench_model::results::Header;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
@@ -76,7 +77,7 @@ impl Checkpoint {
             }
         }
         results.relative_to(&self.root);
-        results.finished_utc = timestamp::utc_now();
+        results.header.finished_utc = timestamp::utc_now();
         results.complete = reason.is_none();
         results.incomplete_reason = reason;
         let path = match &self.path {
@@ -259,17 +260,19 @@ impl Run<'_> {
         notes.extend(p.exp.run_notes.iter().map(|n| n.to_string()));
         notes.extend(self.notes.iter().cloned());
         Results {
-            schema: bench_model::results::SCHEMA.to_string(),
+            header: Header {
+                schema: bench_model::results::SCHEMA.to_string(),
+                started_utc: timestamp::utc_now(),
+                finished_utc: String::new(),
+                command,
+                machine: provenance::machine(),
+                git: provenance::git_at(&self.env.root),
+                versions,
+            },
             experiment: p.exp.id.to_string(),
             title: p.exp.title.to_string(),
-            started_utc: timestamp::utc_now(),
-            finished_utc: String::new(),
             complete: false,
             incomplete_reason: Some("running: no step done yet".into()),
-            command,
-            machine: provenance::machine(),
-            git: provenance::git_at(&self.env.root),
-            versions,
             tool: p.tool.name().to_string(),
             quick: p.quick,
             repeat: p.repeat,
@@ -325,7 +328,7 @@ impl Run<'_> {
             if let Some(rt) = s.runtime.as_ref().filter(|_| s.is_peer())
                 && let Some(v) = provenance::runtime_version(rt)
             {
-                results.versions.insert(rt.clone(), v);
+                results.header.versions.insert(rt.clone(), v);
             }
             let missing = unserved(s, &p.steps);
             if !missing.is_empty() {

@@ -17,6 +17,7 @@
 //! check as `bench run`'s. Another tool is one more [`Tool`] adapter; another figure per
 //! tool is one more field of [`Run`] and one more column.
 
+use bench_model::results::Header;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
@@ -172,15 +173,17 @@ pub fn compare_measured(
         .as_ref()
         .map_or_else(step::cpus_allowed, |c| c.load.0.len().max(1));
     let mut doc = ToolResults {
-        schema: SCHEMA.into(),
-        started_utc: started,
-        finished_utc: String::new(),
+        header: Header {
+            schema: SCHEMA.into(),
+            started_utc: started,
+            finished_utc: String::new(),
+            command,
+            machine: provenance::machine(),
+            git: provenance::git_at(&env.root),
+            versions: provenance::versions(),
+        },
         complete: false,
         incomplete_reason: None,
-        command,
-        machine: provenance::machine(),
-        git: provenance::git_at(&env.root),
-        versions: provenance::versions(),
         tools: versions,
         server: CompareServer {
             name: entry.name.clone(),
@@ -296,7 +299,7 @@ fn finish(
     doc.rounds = rounds_of(rows, tools);
     doc.medians = medians_of(rows, tools);
     doc.problems = problems;
-    doc.finished_utc = timestamp::utc_now();
+    doc.header.finished_utc = timestamp::utc_now();
     doc.relative_to(&env.root);
     let path = doc.write(dir).context("cannot write the results")?;
     bench_report::other::write_markdown_beside(&report::markdown_report(doc), &path)?;
