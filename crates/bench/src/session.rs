@@ -1,7 +1,8 @@
 //! What every measuring command does the same way around its steps: the command line it
-//! records ([`command`]), the machine's preflight before the first step ([`preflight`]), the
-//! load tools this machine has ([`tools_table`]), and what an interrupted command's error says
-//! of the results it kept ([`Partial`]). The provenance a results file records is
+//! records ([`command`]), the servers of `manifest` it can run here and their build
+//! ([`runnable`], [`build`]), the machine's preflight before the first step ([`preflight`]),
+//! the load tools this machine has ([`tools_table`]), and what an interrupted command's error
+//! says of the results it kept ([`Partial`]). The provenance a results file records is
 //! [`crate::provenance`]'s.
 
 use std::fmt;
@@ -10,14 +11,58 @@ use std::path::PathBuf;
 use bench_report::table::Table;
 use bench_tools::TOOLS;
 
+use anyhow::bail;
+use manifest::{Manifest, Server};
+
 use crate::step::machine;
-use crate::step::server::Env;
+use crate::step::server::{self, Availability, Env};
 
 /// How the harness was invoked, as a results file records it: `bench` and its arguments.
 pub fn command() -> Vec<String> {
     std::iter::once("bench".to_string())
         .chain(std::env::args().skip(1))
         .collect()
+}
+
+/// The servers of `manifest` that `names` asks for (every one `wanted` keeps when empty) and
+/// that can run here: one that cannot is skipped with a line when it was not named, and an
+/// error when it was; `what` names them in the error when none is left (`server that serves
+/// /hello`).
+pub fn runnable<'m>(
+    env: &Env,
+    manifest: &'m Manifest,
+    names: &[String],
+    wanted: impl Fn(&Server) -> bool,
+    what: &str,
+) -> anyhow::Result<Vec<&'m Server>> {
+    let mut runnable = Vec::new();
+    for s in server::select(manifest, names, wanted)? {
+        match server::availability(s, env) {
+            Availability::Missing(why) if names.is_empty() => {
+                crate::say!("skip {}: cannot run here: {why}", s.name);
+            }
+            Availability::Missing(why) => bail!("{} cannot run here: {why}", s.name),
+            _ => runnable.push(s),
+        }
+    }
+    if runnable.is_empty() {
+        bail!("no {what} can run here (see `bench list`)");
+    }
+    Ok(runnable)
+}
+
+/// Builds the Rust packages of `servers` and `extra` (`cargo build --release`), saying so
+/// when `announce` and there is anything to build.
+pub fn build(env: &Env, servers: &[&Server], extra: &[&str], announce: bool) -> anyhow::Result<()> {
+    let packages: Vec<String> = servers
+        .iter()
+        .filter_map(|s| s.package.clone())
+        .chain(extra.iter().map(|p| p.to_string()))
+        .collect();
+    if announce && env.builds() && !packages.is_empty() {
+        crate::say!("building {} (release)", packages.join(", "));
+    }
+    server::build(env, &packages, || {})
 }
 
 /// Samples the machine for [`machine::PREFLIGHT`] before the first step: refuses (exit

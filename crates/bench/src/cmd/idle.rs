@@ -20,7 +20,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 
 use crate::provenance;
-use crate::step::server::{self, Availability, Env};
+use crate::step::server::{self, Env};
 use crate::step::{sample, signals};
 use bench_model::results::idle::{IdleResults, IdleServer, SCHEMA};
 use bench_model::results::timestamp;
@@ -106,22 +106,14 @@ pub fn run(env: &Env, names: &[String], connections: usize) -> anyhow::Result<Ve
         bail!("--connections must be at least 1");
     }
     let manifest = env.manifest()?;
-    let chosen = server::select(&manifest, names, |s| s.serves("/hello"))?;
-    let mut runnable = Vec::new();
-    for s in chosen {
-        match server::availability(s, env) {
-            Availability::Missing(why) if names.is_empty() => {
-                crate::say!("skip {}: cannot run here: {why}", s.name);
-            }
-            Availability::Missing(why) => bail!("{} cannot run here: {why}", s.name),
-            _ => runnable.push(s),
-        }
-    }
-    if runnable.is_empty() {
-        bail!("no server that serves /hello can run here (see `bench list`)");
-    }
-    let packages: Vec<String> = runnable.iter().filter_map(|s| s.package.clone()).collect();
-    server::build(env, &packages, || {})?;
+    let runnable = crate::session::runnable(
+        env,
+        &manifest,
+        names,
+        |s| s.serves("/hello"),
+        "server that serves /hello",
+    )?;
+    crate::session::build(env, &runnable, &[], false)?;
 
     let mut table = Table::new(&report::HEADER);
     let mut all = Vec::new();

@@ -16,7 +16,7 @@ use conformance::{Group, Outcome, Report, Target};
 use manifest::Server;
 
 use crate::step::answer::{Answer, fairness};
-use crate::step::server::{self as servers, Availability, Env};
+use crate::step::server::{self as servers, Env};
 use crate::step::signals;
 use bench_report::table::Table;
 
@@ -24,25 +24,8 @@ use bench_report::table::Table;
 /// exception's reason.
 pub fn run(env: &Env, names: &[String], verbose: bool) -> anyhow::Result<()> {
     let manifest = env.manifest()?;
-    let chosen = servers::select(&manifest, names, |_| true)?;
-    let mut runnable = Vec::new();
-    for s in chosen {
-        match servers::availability(s, env) {
-            Availability::Missing(why) if names.is_empty() => {
-                crate::say!("skip {}: cannot run here: {why}", s.name);
-            }
-            Availability::Missing(why) => bail!("{} cannot run here: {why}", s.name),
-            _ => runnable.push(s),
-        }
-    }
-    if runnable.is_empty() {
-        bail!("no server can run here (see `bench list`)");
-    }
-    let packages: Vec<String> = runnable.iter().filter_map(|s| s.package.clone()).collect();
-    if env.builds() && !packages.is_empty() {
-        crate::say!("building {} (release)", packages.join(", "));
-    }
-    servers::build(env, &packages, || {})?;
+    let runnable = crate::session::runnable(env, &manifest, names, |_| true, "server")?;
+    crate::session::build(env, &runnable, &[], true)?;
 
     let mut table = Table::new(&[
         "server",
