@@ -9,7 +9,9 @@ use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 use crate::config::{Config, Load, Mode};
-use crate::stats::{Errors, ThreadStats};
+use crate::stats::Errors;
+#[cfg(feature = "client")]
+use crate::stats::ThreadStats;
 
 /// The schema tag of [`Report`]: `loadgen.report/` and the version.
 pub const SCHEMA: &str = "loadgen.report/1";
@@ -215,7 +217,7 @@ pub struct Rate {
 }
 
 impl Rate {
-    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    #[cfg(feature = "client")]
     fn from_histogram(h: &Histogram<u64>) -> Rate {
         if h.is_empty() {
             return Rate::default();
@@ -252,7 +254,7 @@ pub struct Cpu {
 }
 
 /// Builds the result from merged stats.
-#[cfg_attr(not(feature = "client"), allow(dead_code))]
+#[cfg(feature = "client")]
 pub(crate) fn summarise(
     config: &Config,
     stats: &ThreadStats,
