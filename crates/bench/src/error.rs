@@ -11,7 +11,7 @@ pub enum Error {
     #[error("{0}")]
     BadInput(String),
     /// The run was stopped by a signal (exit status 128 + its number).
-    #[error("interrupted by {}", .0.name())]
+    #[error("{0}")]
     Interrupted(Interrupted),
 }
 
@@ -50,5 +50,12 @@ impl Interrupted {
     /// The conventional exit status, 128 + the signal number.
     pub fn exit_code(self) -> u8 {
         u8::try_from(128 + self.0).unwrap_or(130)
+    }
+}
+
+/// `interrupted by SIGINT`: how the error, the results file and the last line say it.
+impl fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "interrupted by {}", self.name())
     }
 }

@@ -37,15 +37,9 @@ fn main() -> ExitCode {
                     (None, None) => "no results written".to_string(),
                 };
                 if left.is_empty() {
-                    eprintln!(
-                        "bench: interrupted by {}: stopped every process it had started; {results}",
-                        i.name()
-                    );
+                    eprintln!("bench: {i}: stopped every process it had started; {results}");
                 } else {
-                    eprintln!(
-                        "bench: interrupted by {}: processes it started are still running: {left:?}",
-                        i.name()
-                    );
+                    eprintln!("bench: {i}: processes it started are still running: {left:?}");
                 }
                 return ExitCode::from(i.exit_code());
             }

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Command;
 
 use bench_model::results::timestamp::utc_iso;
-use bench_model::results::{Git, Machine};
+use bench_model::results::{Git, Header, Machine};
 use bench_report::stale::git;
 use procfs::{CpuInfo, Current, Meminfo};
 
@@ -65,6 +65,21 @@ pub fn git_at(root: &Path) -> Git {
         revision,
         dirty,
         committed_utc,
+    }
+}
+
+/// The header of a results file of kind `schema` started at `started_utc`, `command` being
+/// how the harness was invoked: this machine and the revision at `root` read now; not
+/// finished yet, and no versions (each command adds those it records).
+pub fn header(schema: &str, started_utc: String, command: Vec<String>, root: &Path) -> Header {
+    Header {
+        schema: schema.to_string(),
+        started_utc,
+        finished_utc: String::new(),
+        command,
+        machine: machine(),
+        git: git_at(root),
+        versions: BTreeMap::new(),
     }
 }
 

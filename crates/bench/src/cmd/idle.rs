@@ -157,13 +157,9 @@ pub fn run_to(
     let figures = run(env, names, connections)?;
     let mut doc = IdleResults {
         header: Header {
-            schema: SCHEMA.into(),
-            started_utc,
             finished_utc: timestamp::utc_now(),
-            command,
-            machine: provenance::machine(),
-            git: provenance::git_at(&env.root),
             versions: provenance::versions(),
+            ..provenance::header(SCHEMA, started_utc, command, &env.root)
         },
         connections,
         servers: figures.iter().map(Idle::entry).collect(),

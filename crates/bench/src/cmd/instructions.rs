@@ -641,13 +641,13 @@ fn case_for(
 /// The plan of `bench instructions` as its command line `a` asks.
 pub fn plan_of(a: &InstructionsArgs) -> anyhow::Result<Plan> {
     let modes = if a.modes.is_empty() {
-        bench_model::results::instructions::Mode::ALL.to_vec()
+        Mode::ALL.to_vec()
     } else {
         a.modes
             .iter()
             .map(|m| {
-                bench_model::results::instructions::Mode::parse(m).ok_or_else(|| {
-                    anyhow::anyhow!(
+                Mode::parse(m).ok_or_else(|| {
+                    anyhow!(
                         "unknown mode {m:?}: keep-alive, pipelined-16 or http1.0-new-connection"
                     )
                 })
@@ -655,7 +655,7 @@ pub fn plan_of(a: &InstructionsArgs) -> anyhow::Result<Plan> {
             .collect::<anyhow::Result<_>>()?
     };
     if a.small >= a.large {
-        anyhow::bail!("--small ({}) must be below --large ({})", a.small, a.large);
+        bail!("--small ({}) must be below --large ({})", a.small, a.large);
     }
     let targets = if a.targets.is_empty() {
         DEFAULT_TARGETS.map(String::from).to_vec()
@@ -666,7 +666,7 @@ pub fn plan_of(a: &InstructionsArgs) -> anyhow::Result<Plan> {
         servers: a.servers.clone(),
         targets,
         modes,
-        counts: bench_model::results::instructions::Counts {
+        counts: Counts {
             small: a.small,
             large: a.large,
             connections: a.connections,
@@ -822,13 +822,8 @@ pub fn run(
     }
     let results = InstructionResults {
         header: Header {
-            schema: SCHEMA.into(),
-            started_utc: started,
             finished_utc: bench_model::results::timestamp::utc_now(),
-            command,
-            machine: crate::provenance::machine(),
-            git: crate::provenance::git_at(&env.root),
-            ..Default::default()
+            ..crate::provenance::header(SCHEMA, started, command, &env.root)
         },
         valgrind,
         counts,

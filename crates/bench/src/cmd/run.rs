@@ -115,7 +115,7 @@ impl Checkpoint {
             return e;
         }
         let why = match crate::error::interrupted(&e) {
-            Some(i) => format!("interrupted by {}", i.name()),
+            Some(i) => i.to_string(),
             None => format!("stopped by an error ({})", e.root_cause()),
         };
         let reason = format!("{why} after {} of {} step runs", self.done, self.total);
@@ -261,13 +261,13 @@ impl Run<'_> {
         notes.extend(self.notes.iter().cloned());
         Results {
             header: Header {
-                schema: bench_model::results::SCHEMA.to_string(),
-                started_utc: timestamp::utc_now(),
-                finished_utc: String::new(),
-                command,
-                machine: provenance::machine(),
-                git: provenance::git_at(&self.env.root),
                 versions,
+                ..provenance::header(
+                    bench_model::results::SCHEMA,
+                    timestamp::utc_now(),
+                    command,
+                    &self.env.root,
+                )
             },
             experiment: p.exp.id.to_string(),
             title: p.exp.title.to_string(),

@@ -174,13 +174,8 @@ pub fn compare_measured(
         .map_or_else(step::cpus_allowed, |c| c.load.0.len().max(1));
     let mut doc = ToolResults {
         header: Header {
-            schema: SCHEMA.into(),
-            started_utc: started,
-            finished_utc: String::new(),
-            command,
-            machine: provenance::machine(),
-            git: provenance::git_at(&env.root),
             versions: provenance::versions(),
+            ..provenance::header(SCHEMA, started, command, &env.root)
         },
         complete: false,
         incomplete_reason: None,
@@ -253,7 +248,7 @@ pub fn compare_measured(
             return Err(e);
         }
         let why = match crate::error::interrupted(&e) {
-            Some(i) => format!("interrupted by {}", i.name()),
+            Some(i) => i.to_string(),
             None => format!("stopped by an error ({})", e.root_cause()),
         };
         doc.incomplete_reason = Some(format!("{why} after {} of {total} runs", rows.len()));
