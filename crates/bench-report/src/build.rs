@@ -600,8 +600,7 @@ fn header(r: &Results) -> Document {
                 .unwrap_or_else(|| "it did not finish".to_string())
         }),
         header,
-        blocks: Vec::new(),
-        changed: None,
+        ..Document::default()
     }
 }
 

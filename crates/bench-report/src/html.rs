@@ -562,6 +562,14 @@ fn fairness(out: &mut String, r: &Results) {
     }
     out.push_str("</tbody></table></div>\n");
 }
+/// A table of the document model as the page shows it (sortable, figures with thousands
+/// separators), its rows in the order given.
+pub(crate) fn table_html(t: &super::model::Table) -> String {
+    let mut out = String::new();
+    body::table(&mut out, t, &[]);
+    out
+}
+
 /// One experiment's findings on the page: its id, title, the sentences (each with the run it
 /// is read from: the newest of `runs`, newest first, that has it), and its headline chart.
 pub(crate) fn page_section(

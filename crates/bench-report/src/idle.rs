@@ -1,6 +1,9 @@
 //! The table of a `bench idle` results file, on the terminal and as the markdown report beside
 //! the file: one row per server, its RSS once ready and with the idle connections.
 
+use crate::html::table_html;
+use crate::model::{self, Block, Cell, Document};
+use crate::other::{dirty, provenance, revision};
 use crate::table::Table;
 use bench_model::results::idle::{IdleResults, IdleServer};
 
@@ -33,37 +36,52 @@ pub fn table(r: &IdleResults) -> Table {
     t
 }
 
-/// The whole markdown report of `r`: title, provenance, the table.
-pub fn markdown_report(r: &IdleResults) -> String {
+/// The table in the document model: text in the first column, figures after.
+fn model_table(r: &IdleResults) -> model::Table {
+    let mut t = model::Table::of(&HEADER[..1], &HEADER[1..]);
+    for s in &r.servers {
+        let cells = cells(s, r.connections)
+            .into_iter()
+            .map(Cell::text)
+            .collect();
+        t.push(&s.name, cells);
+    }
+    t
+}
+
+/// The whole report of `r`: title, provenance, what was measured, the table.
+pub(crate) fn document(r: &IdleResults) -> Document {
     let versions: Vec<String> = r
         .header
         .versions
         .iter()
         .map(|(k, v)| super::tools::version_text(k, v))
         .collect();
-    let mut out = format!(
-        "# Memory of {} idle keep-alive connections\n\n- When: {} to {} (UTC)\n- Machine: {}, {} CPUs ({}), {}, {} MiB\n- Git: {}{}\n- Versions: {}\n- Command: `{}`\n\nEach server was started alone, its process tree's RSS read once it was ready, then {} connections each answered one `GET /hello` and stayed open without another byte, and the RSS was read again. MB are MiB; bytes per connection is the growth over the connections.\n\n",
-        super::thousands(r.connections as f64),
-        r.header.started_utc,
-        r.header.finished_utc,
-        r.header.machine.hostname,
-        r.header.machine.cpus,
-        r.header.machine.cpu_model,
-        r.header.machine.kernel,
-        r.header.machine.mem_total_kb / 1024,
-        r.header.git.revision.as_deref().unwrap_or("unknown"),
-        if r.header.git.dirty == Some(true) {
-            " (dirty)"
-        } else {
-            ""
-        },
-        versions.join("; "),
-        r.header.command.join(" "),
-        super::thousands(r.connections as f64),
-    );
-    let rows: Vec<Vec<String>> = r.servers.iter().map(|s| cells(s, r.connections)).collect();
-    out.push_str(&super::tools::markdown_table(&HEADER, &rows, |i| i >= 1));
-    out
+    let mut header = provenance(&r.header, &versions);
+    header.push((
+        "Command".to_string(),
+        format!("`{}`", r.header.command.join(" ")),
+    ));
+    Document {
+        title: format!(
+            "Memory of {} idle keep-alive connections",
+            super::thousands(r.connections as f64)
+        ),
+        header,
+        blocks: vec![
+            Block::Para(format!(
+                "Each server was started alone, its process tree's RSS read once it was ready, then {} connections each answered one `GET /hello` and stayed open without another byte, and the RSS was read again. MB are MiB; bytes per connection is the growth over the connections.",
+                super::thousands(r.connections as f64)
+            )),
+            Block::Table(model_table(r)),
+        ],
+        ..Document::default()
+    }
+}
+
+/// The whole markdown report of `r`: title, provenance, the table.
+pub fn markdown_report(r: &IdleResults) -> String {
+    document(r).markdown_tight()
 }
 
 /// The page's section of `bench idle` results files, newest first: per file its provenance
@@ -87,16 +105,11 @@ pub(super) fn html_section(docs: &[IdleResults]) -> String {
             esc(&r.header.machine.hostname),
             r.header.machine.cpus,
             esc(&r.header.machine.kernel),
-            esc(r.header.git.revision.as_deref().unwrap_or("unknown")),
-            if r.header.git.dirty == Some(true) {
-                " (dirty)"
-            } else {
-                ""
-            },
+            esc(revision(&r.header)),
+            dirty(&r.header, " (dirty)"),
             esc(&r.header.command.join(" "))
         );
-        let rows: Vec<Vec<String>> = r.servers.iter().map(|s| cells(s, r.connections)).collect();
-        out.push_str(&super::tools::html_table(&HEADER, &rows, |i| i >= 1));
+        out.push_str(&table_html(&model_table(r)));
         out.push_str("</article>\n");
     }
     out.push_str("</section>\n");

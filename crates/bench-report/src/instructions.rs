@@ -1,76 +1,92 @@
 //! The markdown report of a `bench instructions` results file: one row per server and
 //! target, one column per mode, and the notes on what callgrind counts.
 
+use crate::html::table_html;
+use crate::model::{self, Block, Cell, Document, blocks_markdown_tight};
+use crate::other::{dirty, revision};
 use bench_model::results::instructions::{InstructionResults, Mode};
 
-/// The markdown table of `r`: one row per server and target, one column per mode.
-pub fn markdown(r: &InstructionResults) -> String {
-    let mut modes: Vec<Mode> = Mode::ALL
+/// The table of `r` in the document model: one row per server and target, one column per
+/// mode, `–` where a server was not measured in a mode.
+fn model_table(r: &InstructionResults) -> model::Table {
+    let modes: Vec<Mode> = Mode::ALL
         .into_iter()
         .filter(|md| r.measurements.iter().any(|m| m.mode == *md))
         .collect();
-    modes.dedup();
     let mut rows: Vec<(&str, &str)> = Vec::new();
     for m in &r.measurements {
         if !rows.contains(&(m.server.as_str(), m.target.as_str())) {
             rows.push((&m.server, &m.target));
         }
     }
-    let mut out = String::from("| server | target |");
-    for md in &modes {
-        out.push_str(&format!(" {} |", md.name()));
-    }
-    out.push_str("\n|---|---|");
-    out.push_str(&"---:|".repeat(modes.len()));
-    out.push('\n');
+    let mut t = model::Table::of(&["server", "target"], &[]);
+    t.columns
+        .extend(modes.iter().map(|md| model::Column::figure(md.name())));
     for (server, target) in rows {
-        out.push_str(&format!("| {server} | `{target}` |"));
-        for md in &modes {
+        let mut cells = vec![Cell::text(server), Cell::text(format!("`{target}`"))];
+        cells.extend(modes.iter().map(|md| {
             let cell = r
                 .measurements
                 .iter()
                 .find(|m| m.server == server && m.target == target && m.mode == *md)
                 .map_or("–".to_string(), |m| crate::thousands(m.per_request));
-            out.push_str(&format!(" {cell} |"));
-        }
-        out.push('\n');
+            Cell::text(cell)
+        }));
+        t.push(server, cells);
     }
+    t
+}
+
+/// The table's blocks: the table, then the servers not measured and why.
+fn table_blocks(r: &InstructionResults) -> Vec<Block> {
+    let mut blocks = vec![Block::Table(model_table(r))];
     if !r.not_measured.is_empty() {
-        out.push('\n');
-        for (s, why) in &r.not_measured {
-            out.push_str(&format!("- {s}: not measured: {why}\n"));
-        }
+        let why = r.not_measured.iter();
+        blocks.push(Block::List(
+            why.map(|(s, why)| format!("{s}: not measured: {why}"))
+                .collect(),
+        ));
     }
-    out
+    blocks
+}
+
+/// The markdown table of `r`: one row per server and target, one column per mode.
+pub fn markdown(r: &InstructionResults) -> String {
+    blocks_markdown_tight(&table_blocks(r))
+}
+
+/// The whole report of `r`: provenance, the table, the notes.
+pub(crate) fn document(r: &InstructionResults) -> Document {
+    let mut blocks = vec![
+        Block::Para(format!(
+            "{} to {} on {} ({} CPUs, {}), git {}{}, {}, {} and {} requests over {} connections per run.",
+            r.header.started_utc,
+            r.header.finished_utc,
+            r.header.machine.hostname,
+            r.header.machine.cpus,
+            r.header.machine.kernel,
+            revision(&r.header),
+            dirty(&r.header, " (dirty)"),
+            r.valgrind,
+            r.counts.small,
+            r.counts.large,
+            r.counts.connections,
+        )),
+        Block::Para(format!("Command: `{}`", r.header.command.join(" "))),
+    ];
+    blocks.extend(table_blocks(r));
+    blocks.push(Block::Heading("How to read it".to_string()));
+    blocks.push(Block::List(r.notes.clone()));
+    Document {
+        title: "Instructions per request under callgrind".to_string(),
+        blocks,
+        ..Document::default()
+    }
 }
 
 /// The whole markdown report of `r`: provenance, the table, the notes.
 pub fn markdown_report(r: &InstructionResults) -> String {
-    let mut out = format!(
-        "# Instructions per request under callgrind\n\n{} to {} on {} ({} CPUs, {}), git {}{}, {}, {} and {} requests over {} connections per run.\n\nCommand: `{}`\n\n",
-        r.header.started_utc,
-        r.header.finished_utc,
-        r.header.machine.hostname,
-        r.header.machine.cpus,
-        r.header.machine.kernel,
-        r.header.git.revision.as_deref().unwrap_or("unknown"),
-        if r.header.git.dirty == Some(true) {
-            " (dirty)"
-        } else {
-            ""
-        },
-        r.valgrind,
-        r.counts.small,
-        r.counts.large,
-        r.counts.connections,
-        r.header.command.join(" ")
-    );
-    out.push_str(&markdown(r));
-    out.push_str("\n## How to read it\n\n");
-    for n in &r.notes {
-        out.push_str(&format!("- {n}\n"));
-    }
-    out
+    document(r).markdown_tight()
 }
 
 /// The page's section of `bench instructions` results files, newest first: per file its
@@ -95,54 +111,15 @@ pub(super) fn html_section(docs: &[InstructionResults]) -> String {
             esc(&r.header.machine.hostname),
             r.header.machine.cpus,
             esc(&r.header.machine.kernel),
-            esc(r.header.git.revision.as_deref().unwrap_or("unknown")),
-            if r.header.git.dirty == Some(true) {
-                " (dirty)"
-            } else {
-                ""
-            },
+            esc(revision(&r.header)),
+            dirty(&r.header, " (dirty)"),
             r.counts.small,
             r.counts.large,
             r.counts.connections,
             esc(&r.header.command.join(" "))
         );
-        let modes: Vec<Mode> = Mode::ALL
-            .into_iter()
-            .filter(|md| r.measurements.iter().any(|m| m.mode == *md))
-            .collect();
-        out.push_str("<div class=\"scroll\"><table class=\"sortable\">\n<thead><tr><th><button type=\"button\">server</button></th><th><button type=\"button\">target</button></th>");
-        for md in &modes {
-            let _ = write!(
-                out,
-                "<th class=\"num\"><button type=\"button\">{}</button></th>",
-                esc(md.name())
-            );
-        }
-        out.push_str("</tr></thead>\n<tbody>\n");
-        let mut rows: Vec<(&str, &str)> = Vec::new();
-        for m in &r.measurements {
-            if !rows.contains(&(m.server.as_str(), m.target.as_str())) {
-                rows.push((&m.server, &m.target));
-            }
-        }
-        for (server, target) in rows {
-            let _ = write!(
-                out,
-                "<tr><td>{}</td><td><code>{}</code></td>",
-                esc(server),
-                esc(target)
-            );
-            for md in &modes {
-                let cell = r
-                    .measurements
-                    .iter()
-                    .find(|m| m.server == server && m.target == target && m.mode == *md)
-                    .map_or("—".to_string(), |m| crate::thousands(m.per_request));
-                let _ = write!(out, "<td class=\"num\">{cell}</td>");
-            }
-            out.push_str("</tr>\n");
-        }
-        out.push_str("</tbody></table></div>\n<ul class=\"notes\">");
+        out.push_str(&table_html(&model_table(r)));
+        out.push_str("<ul class=\"notes\">");
         for (s, why) in &r.not_measured {
             let _ = write!(out, "<li>{}: not measured: {}</li>", esc(s), esc(why));
         }

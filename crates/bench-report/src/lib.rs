@@ -21,9 +21,10 @@
 //! results file (in the markdown beside it and as a section of the page); [`tools`] and
 //! [`idle`] the tables of a `bench tools compare` and a `bench idle` results file (on the
 //! terminal and in the markdown beside it); [`other`] tells those three kinds of file apart
-//! by their `schema`, the one place that does.
+//! by their `schema`, the one place that does. Their reports are documents of the same model
+//! as an experiment's (`model.rs`), and the page draws their tables with the same renderer.
 //!
-//! What each experiment's report shows is declared beside its steps in `experiment.rs`
+//! What each experiment's report shows is declared beside its steps in its own file of `bench_model::experiment`
 //! ([`Shown`]: its tables and its charts); nothing here matches on an experiment's id.
 //!
 //! Files: `model.rs` (a report as data: headings, paragraphs, lists and tables of cells

@@ -24,6 +24,9 @@ pub(crate) struct Document {
     pub changed: Option<String>,
     /// Why the run is partial, when it is.
     pub partial: Option<String>,
+    /// A paragraph before the header, when there is one (a tools comparison that stopped
+    /// early says so there).
+    pub notice: Option<String>,
     /// The provenance, as `(key, value)` (`("Date", "…")`), notes last (`("Note", …)`).
     pub header: Vec<(String, String)>,
     /// The rest, in order.
@@ -155,6 +158,16 @@ impl Marks {
     }
 }
 
+impl Column {
+    /// A column of figures headed `header`.
+    pub fn figure(header: &str) -> Column {
+        Column {
+            header: header.to_string(),
+            figure: true,
+        }
+    }
+}
+
 impl Table {
     /// A table of these columns (`figure` or not) and no rows yet.
     pub fn new(columns: impl IntoIterator<Item = (String, bool)>) -> Table {
@@ -217,32 +230,64 @@ impl Document {
         if let Some(why) = &self.partial {
             let _ = writeln!(out, "> {}\n", partial(why));
         }
+        if let Some(notice) = &self.notice {
+            let _ = writeln!(out, "{notice}\n");
+        }
         for (k, v) in &self.header {
             let _ = writeln!(out, "- {k}: {v}");
         }
-        out.push('\n');
-        for b in &self.blocks {
-            match b {
-                Block::Heading(h) => {
-                    let _ = writeln!(out, "## {h}\n");
-                }
-                Block::Subheading(h) => {
-                    let _ = writeln!(out, "### {h}\n");
-                }
-                Block::Para(p) => {
-                    let _ = writeln!(out, "{p}\n");
-                }
-                Block::List(items) => {
-                    for i in items {
-                        let _ = writeln!(out, "- {i}");
-                    }
-                    out.push('\n');
-                }
-                Block::Table(t) => t.markdown(&mut out),
-            }
+        if !self.header.is_empty() {
+            out.push('\n');
         }
+        out.push_str(&blocks_markdown(&self.blocks));
         out
     }
+
+    /// The report as markdown that ends on one newline, as the reports of `bench tools
+    /// compare`, `bench idle` and `bench instructions` always have (an experiment's report
+    /// ends on a blank line).
+    pub fn markdown_tight(&self) -> String {
+        tight(self.markdown())
+    }
+}
+
+/// `blocks` as markdown ending on one newline (a part of a report, for the terminal).
+pub(crate) fn blocks_markdown_tight(blocks: &[Block]) -> String {
+    tight(blocks_markdown(blocks))
+}
+
+/// `blocks` as markdown, each followed by a blank line.
+pub(crate) fn blocks_markdown(blocks: &[Block]) -> String {
+    let mut out = String::new();
+    for b in blocks {
+        match b {
+            Block::Heading(h) => {
+                let _ = writeln!(out, "## {h}\n");
+            }
+            Block::Subheading(h) => {
+                let _ = writeln!(out, "### {h}\n");
+            }
+            Block::Para(p) => {
+                let _ = writeln!(out, "{p}\n");
+            }
+            Block::List(items) => {
+                for i in items {
+                    let _ = writeln!(out, "- {i}");
+                }
+                out.push('\n');
+            }
+            Block::Table(t) => t.markdown(&mut out),
+        }
+    }
+    out
+}
+
+/// `markdown` ending on one newline.
+fn tight(mut markdown: String) -> String {
+    while markdown.ends_with("\n\n") {
+        markdown.pop();
+    }
+    markdown
 }
 
 /// The banner of a partial run, whose reason is `why`.

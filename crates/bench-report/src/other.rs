@@ -10,6 +10,8 @@ use bench_model::results::instructions::{self, InstructionResults};
 use bench_model::results::tools::{self, ToolResults};
 
 use crate::ReportError;
+use crate::model::Document;
+use bench_model::results::Header;
 
 /// One results file of `bench instructions`, `bench tools compare` or `bench idle`.
 #[derive(Debug)]
@@ -41,14 +43,57 @@ impl OtherResults {
         }))
     }
 
-    /// Its whole markdown report.
-    pub fn markdown(&self) -> String {
+    /// Its whole report, in the document model every report goes through.
+    pub(crate) fn document(&self) -> Document {
         match self {
-            OtherResults::Instructions(r) => super::instructions::markdown_report(r),
-            OtherResults::Tools(r) => super::tools::markdown_report(r),
-            OtherResults::Idle(r) => super::idle::markdown_report(r),
+            OtherResults::Instructions(r) => super::instructions::document(r),
+            OtherResults::Tools(r) => super::tools::document(r),
+            OtherResults::Idle(r) => super::idle::document(r),
         }
     }
+
+    /// Its whole markdown report (ending on one newline, as these reports always have).
+    pub fn markdown(&self) -> String {
+        self.document().markdown_tight()
+    }
+}
+
+/// The provenance lines that the reports of `bench tools compare` and `bench idle` open with:
+/// when, the machine, the git revision, and `versions` (already written out).
+pub(crate) fn provenance(h: &Header, versions: &[String]) -> Vec<(String, String)> {
+    let m = &h.machine;
+    [
+        (
+            "When",
+            format!("{} to {} (UTC)", h.started_utc, h.finished_utc),
+        ),
+        (
+            "Machine",
+            format!(
+                "{}, {} CPUs ({}), {}, {} MiB",
+                m.hostname,
+                m.cpus,
+                m.cpu_model,
+                m.kernel,
+                m.mem_total_kb / 1024
+            ),
+        ),
+        ("Git", format!("{}{}", revision(h), dirty(h, " (dirty)"))),
+        ("Versions", versions.join("; ")),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+/// The results' git revision, or `unknown`.
+pub(crate) fn revision(h: &Header) -> &str {
+    h.git.revision.as_deref().unwrap_or("unknown")
+}
+
+/// `mark` when the working tree had uncommitted changes, else nothing.
+pub(crate) fn dirty<'a>(h: &Header, mark: &'a str) -> &'a str {
+    if h.git.dirty == Some(true) { mark } else { "" }
 }
 
 /// Whether the JSON file at `path` is a results file of `bench instructions`, `bench tools

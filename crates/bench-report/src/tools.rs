@@ -2,6 +2,9 @@
 //! report beside the file: one row per round and tool, then one row per tool of the medians
 //! over the rounds. The terminal's tables and the markdown's have the same columns and cells.
 
+use crate::html::table_html;
+use crate::model::{self, Block, Cell, Document};
+use crate::other::{dirty, provenance, revision};
 use crate::table::Table;
 use bench_model::results::Run;
 use bench_model::results::tools::{Round, ToolMedian, ToolResults};
@@ -92,35 +95,6 @@ pub fn medians_table(medians: &[ToolMedian]) -> Table {
     t
 }
 
-/// A markdown table: `header`, then `rows` (a `|` in a cell escaped); the columns for which
-/// `numeric` holds right-aligned.
-pub(crate) fn markdown_table(
-    header: &[&str],
-    rows: &[Vec<String>],
-    numeric: impl Fn(usize) -> bool,
-) -> String {
-    let cell = |c: &str| c.replace('|', "\\|").replace('\n', " ");
-    let mut out = format!(
-        "| {} |\n|",
-        header
-            .iter()
-            .map(|h| cell(h))
-            .collect::<Vec<_>>()
-            .join(" | ")
-    );
-    for i in 0..header.len() {
-        out.push_str(if numeric(i) { "---:|" } else { "---|" });
-    }
-    out.push('\n');
-    for r in rows {
-        let cells: Vec<String> = (0..header.len())
-            .map(|i| cell(r.get(i).map_or("", String::as_str)))
-            .collect();
-        out.push_str(&format!("| {} |\n", cells.join(" | ")));
-    }
-    out
-}
-
 /// `name version`, or the version line alone when it names the program (`rustc 1.95.0 …`).
 pub(crate) fn version_text(name: &str, version: &str) -> String {
     if version.starts_with(name) {
@@ -142,16 +116,47 @@ pub fn reference(r: &ToolResults) -> &str {
     r.tools.first().map_or("-", |t| t.name.as_str())
 }
 
-/// The whole markdown report of `r`: title, provenance, the two tables, the problems.
-pub fn markdown_report(r: &ToolResults) -> String {
-    let load = &r.load;
-    let mut out = format!("# Load tools compared on {}\n\n", r.server.name);
-    if !r.complete {
-        out.push_str(&format!(
-            "**Incomplete: {}.** The rounds below are those that finished.\n\n",
-            r.incomplete_reason.as_deref().unwrap_or("stopped early")
-        ));
+/// Whether a column of the rounds' table holds figures (round, req/s … p50 ratio).
+fn rounds_figure(i: usize) -> bool {
+    (2..10).contains(&i) || i == 0
+}
+
+/// A table of the document model with `header`'s columns (figures where `figure` holds) and
+/// `rows`, each row of the tool named in its column `tool`.
+fn model_table(
+    header: &[&str],
+    figure: impl Fn(usize) -> bool,
+    tool: usize,
+    rows: Vec<Vec<String>>,
+) -> model::Table {
+    let mut t = model::Table::new(
+        header
+            .iter()
+            .enumerate()
+            .map(|(i, h)| (h.to_string(), figure(i))),
+    );
+    for cells in rows {
+        let name = cells[tool].clone();
+        t.push(&name, cells.into_iter().map(Cell::text).collect());
     }
+    t
+}
+
+/// The rounds' table in the document model.
+fn rounds_model(r: &ToolResults) -> model::Table {
+    let rows = r.rounds.iter().map(round_cells).collect();
+    model_table(&ROUNDS_HEADER, rounds_figure, 1, rows)
+}
+
+/// The medians' table in the document model.
+fn medians_model(r: &ToolResults) -> model::Table {
+    let rows = r.medians.iter().map(median_cells).collect();
+    model_table(&MEDIANS_HEADER, |i| i >= 1, 0, rows)
+}
+
+/// The whole report of `r`: title, provenance, the two tables, the problems.
+pub(crate) fn document(r: &ToolResults) -> Document {
+    let load = &r.load;
     let versions: Vec<String> = r
         .header
         .versions
@@ -165,84 +170,70 @@ pub fn markdown_report(r: &ToolResults) -> String {
             )
         }))
         .collect();
-    out.push_str(&format!(
-        "- When: {} to {} (UTC)\n- Machine: {}, {} CPUs ({}), {}, {} MiB\n- Git: {}{}\n- Versions: {}\n- Server: {} (`{}`){}\n- Load: {} {} connections on `{}`, {} s measured after a {} s warm-up, {} round(s), the tools alternating in each\n- Command: `{}`\n\n",
-        r.header.started_utc,
-        r.header.finished_utc,
-        r.header.machine.hostname,
-        r.header.machine.cpus,
-        r.header.machine.cpu_model,
-        r.header.machine.kernel,
-        r.header.machine.mem_total_kb / 1024,
-        r.header.git.revision.as_deref().unwrap_or("unknown"),
-        if r.header.git.dirty == Some(true) { " (dirty)" } else { "" },
-        versions.join("; "),
-        r.server.name,
-        r.server.command.join(" "),
-        r.pinning.as_ref().map_or(", not pinned".to_string(), |p| format!(
-            ", pinned to CPU(s) {:?}; the tools to CPU(s) {:?}",
-            p.server_cpus, p.load_cpus
+    let mut header = provenance(&r.header, &versions);
+    let more = [
+        (
+            "Server",
+            format!(
+                "{} (`{}`){}",
+                r.server.name,
+                r.server.command.join(" "),
+                r.pinning
+                    .as_ref()
+                    .map_or(", not pinned".to_string(), |p| format!(
+                        ", pinned to CPU(s) {:?}; the tools to CPU(s) {:?}",
+                        p.server_cpus, p.load_cpus
+                    ))
+            ),
+        ),
+        (
+            "Load",
+            format!(
+                "{} {} connections on `{}`, {} s measured after a {} s warm-up, {} round(s), the tools alternating in each",
+                load.connections,
+                load.mode,
+                load.endpoint,
+                load.duration_s,
+                load.warmup_s,
+                load.rounds
+            ),
+        ),
+        ("Command", format!("`{}`", r.header.command.join(" "))),
+    ];
+    header.extend(more.into_iter().map(|(k, v)| (k.to_string(), v)));
+    let mut blocks = vec![
+        Block::Para(format!(
+            "The reference tool is {}: every ratio is a tool's figure over {}'s in the same round, and a median ratio is the median of those.",
+            reference(r),
+            reference(r)
         )),
-        load.connections,
-        load.mode,
-        load.endpoint,
-        load.duration_s,
-        load.warmup_s,
-        load.rounds,
-        r.header.command.join(" ")
-    ));
-    out.push_str(&format!(
-        "The reference tool is {}: every ratio is a tool's figure over {}'s in the same round, and a median ratio is the median of those.\n\n## Rounds\n\n",
-        reference(r),
-        reference(r)
-    ));
-    let rounds: Vec<Vec<String>> = r.rounds.iter().map(round_cells).collect();
-    out.push_str(&markdown_table(&ROUNDS_HEADER, &rounds, |i| {
-        (2..10).contains(&i) || i == 0
-    }));
-    out.push_str("\n## Medians over the rounds\n\n");
-    let medians: Vec<Vec<String>> = r.medians.iter().map(median_cells).collect();
-    out.push_str(&markdown_table(&MEDIANS_HEADER, &medians, |i| i >= 1));
-    out.push_str(&format!("\n{}\n", tool_bound_note(r.tool_cpus_given)));
+        Block::Heading("Rounds".to_string()),
+        Block::Table(rounds_model(r)),
+        Block::Heading("Medians over the rounds".to_string()),
+        Block::Table(medians_model(r)),
+        Block::Para(tool_bound_note(r.tool_cpus_given)),
+    ];
     if !r.problems.is_empty() {
-        out.push_str("\n## Problems\n\n");
-        for p in &r.problems {
-            out.push_str(&format!("- {p}\n"));
-        }
+        blocks.push(Block::Heading("Problems".to_string()));
+        blocks.push(Block::List(r.problems.clone()));
     }
-    out
+    Document {
+        title: format!("Load tools compared on {}", r.server.name),
+        notice: (!r.complete).then(|| {
+            format!(
+                "**Incomplete: {}.** The rounds below are those that finished.",
+                r.incomplete_reason.as_deref().unwrap_or("stopped early")
+            )
+        }),
+        header,
+        blocks,
+        ..Document::default()
+    }
 }
 
-/// A sortable HTML table: `header`, then `rows`, the columns for which `numeric` holds
-/// right-aligned (the page's script sorts a column by a click on its head).
-pub(crate) fn html_table(
-    header: &[&str],
-    rows: &[Vec<String>],
-    numeric: impl Fn(usize) -> bool,
-) -> String {
-    use std::fmt::Write as _;
-    let esc = super::escape;
-    let class = |i: usize| if numeric(i) { " class=\"num\"" } else { "" };
-    let mut out = String::from("<div class=\"scroll\"><table class=\"sortable\">\n<thead><tr>");
-    for (i, h) in header.iter().enumerate() {
-        let _ = write!(
-            out,
-            "<th{}><button type=\"button\">{}</button></th>",
-            class(i),
-            esc(h)
-        );
-    }
-    out.push_str("</tr></thead>\n<tbody>\n");
-    for r in rows {
-        out.push_str("<tr>");
-        for i in 0..header.len() {
-            let c = r.get(i).map_or("", String::as_str);
-            let _ = write!(out, "<td{}>{}</td>", class(i), esc(c));
-        }
-        out.push_str("</tr>\n");
-    }
-    out.push_str("</tbody></table></div>\n");
-    out
+/// The whole markdown report of `r`: title, provenance, the two tables, the problems.
+pub fn markdown_report(r: &ToolResults) -> String {
+    document(r).markdown_tight()
 }
 
 /// The page's section of `bench tools compare` results files, newest first: per file its
@@ -275,12 +266,8 @@ pub(super) fn html_section(docs: &[ToolResults]) -> String {
             esc(&r.header.machine.hostname),
             r.header.machine.cpus,
             esc(&r.header.machine.kernel),
-            esc(r.header.git.revision.as_deref().unwrap_or("unknown")),
-            if r.header.git.dirty == Some(true) {
-                " (dirty)"
-            } else {
-                ""
-            },
+            esc(revision(&r.header)),
+            dirty(&r.header, " (dirty)"),
             l.connections,
             esc(&l.mode),
             esc(&l.endpoint),
@@ -291,13 +278,9 @@ pub(super) fn html_section(docs: &[ToolResults]) -> String {
             esc(&r.header.command.join(" "))
         );
         out.push_str("<h4>Medians over the rounds</h4>\n");
-        let medians: Vec<Vec<String>> = r.medians.iter().map(median_cells).collect();
-        out.push_str(&html_table(&MEDIANS_HEADER, &medians, |i| i >= 1));
+        out.push_str(&table_html(&medians_model(r)));
         out.push_str("<h4>Rounds</h4>\n");
-        let rounds: Vec<Vec<String>> = r.rounds.iter().map(round_cells).collect();
-        out.push_str(&html_table(&ROUNDS_HEADER, &rounds, |i| {
-            (2..10).contains(&i) || i == 0
-        }));
+        out.push_str(&table_html(&rounds_model(r)));
         let _ = write!(
             out,
             "<ul class=\"notes\"><li>{}</li>",

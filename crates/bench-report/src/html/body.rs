@@ -38,7 +38,7 @@ pub(super) fn body(out: &mut String, d: &Document, order: &[(&ServerResult, Pair
     }
 }
 
-fn table(out: &mut String, t: &Table, order: &[(&ServerResult, PairRow)]) {
+pub(super) fn table(out: &mut String, t: &Table, order: &[(&ServerResult, PairRow)]) {
     // Pair order: the rank of each row's server, stable within one server.
     let rank = |server: &str| {
         order
