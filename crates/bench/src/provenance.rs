@@ -1,5 +1,5 @@
 //! Where and from what a run was made, read from this machine: the [`Machine`] (host and kernel
-//! from `/proc/sys/kernel`, CPUs and memory through procfs), the workspace's [`Git`] revision,
+//! from uname(2), the same fields as `/proc/sys/kernel`'s; CPUs and memory through procfs), the workspace's [`Git`] revision,
 //! and the version lines of the programs that took part (`rustc`, the load tool, a peer's
 //! runtime). The types are the results model's ([`bench_model::results`]).
 
@@ -14,21 +14,18 @@ use procfs::{CpuInfo, Current, Meminfo};
 
 /// The machine this runs on (fields it cannot read stay empty or 0).
 pub fn machine() -> Machine {
-    let read = |f: &str| {
-        std::fs::read_to_string(format!("/proc/sys/kernel/{f}"))
-            .map(|s| s.trim().to_string())
-            .unwrap_or_default()
-    };
-    let kernel = ["ostype", "osrelease", "version"]
+    let uname = rustix::system::uname();
+    let text = |s: &std::ffi::CStr| s.to_string_lossy().trim().to_string();
+    let kernel = [uname.sysname(), uname.release(), uname.version()]
         .iter()
-        .map(|f| read(f))
+        .map(|s| text(s))
         .filter(|s| !s.is_empty())
         .collect::<Vec<_>>()
         .join(" ");
     let cpuinfo = CpuInfo::current().ok();
     let processors = cpuinfo.as_ref().map_or(0, |c| c.num_cores());
     Machine {
-        hostname: read("hostname"),
+        hostname: text(uname.nodename()),
         kernel,
         cpus: if processors > 0 {
             processors
@@ -123,6 +120,16 @@ mod tests {
         assert!(m.cpus >= 1);
         assert!(m.mem_total_kb > 0);
         assert!(m.kernel.starts_with("Linux "), "{}", m.kernel);
+        // The same text as /proc/sys/kernel gives (what results files recorded before).
+        let proc = |f: &str| {
+            std::fs::read_to_string(format!("/proc/sys/kernel/{f}"))
+                .unwrap()
+                .trim()
+                .to_string()
+        };
+        let kernel = ["ostype", "osrelease", "version"].map(proc).join(" ");
+        assert_eq!(m.kernel, kernel);
+        assert_eq!(m.hostname, proc("hostname"));
     }
 
     #[test]
