@@ -1,5 +1,5 @@
-//! ApacheBench 2.3: `ab [-k] -n N [-t S] -c N [-s T] [-H …] URL`, its text report, and
-//! [`ab_keepalive_ok`].
+//! ApacheBench 2.3: `ab [-k] -n N [-t S] -c N [-s T] [-H …] URL` and its text report (whether a
+//! server honours ab's keep-alive is asked of the server itself: `bench`'s `step::answer`).
 //!
 //! ab speaks HTTP/1.0 only: a new connection per request, or with `-k` HTTP/1.0 keep-alive
 //! (`Connection: Keep-Alive`), which a server honours only by answering
@@ -15,11 +15,6 @@
 //! from the first answer's. A non-2xx answer with another length than the first answer's
 //! is in both counts, so Length failures beyond the non-2xx answers land in `errors.other`
 //! and the rest are taken to be those answers; the run's notes say so.
-
-use std::net::SocketAddr;
-use std::time::Duration;
-
-use conformance::wire::Conn;
 
 use bench_model::results::{Errors, Latency, Run};
 
@@ -227,49 +222,10 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ToolError> {
     })
 }
 
-/// Whether the server at `addr` honours ab's HTTP/1.0 keep-alive on `/hello`: an HTTP/1.0
-/// request with `Connection: keep-alive` must be answered with `connection: keep-alive` and
-/// a `content-length`, and a second request on the same connection must be answered too.
-/// `Err` says which part failed. Each connect, write and answer waits at most 2 s.
-pub fn ab_keepalive_ok(addr: SocketAddr) -> Result<(), String> {
-    let mut conn = Conn::connect(addr, Duration::from_secs(2))
-        .map_err(|e| format!("cannot connect to {addr}: {e}"))?;
-    let request = format!("GET /hello HTTP/1.0\r\nHost: {addr}\r\nConnection: Keep-Alive\r\n\r\n");
-    for which in ["first", "second"] {
-        conn.send(request.as_bytes())
-            .map_err(|e| format!("cannot send the {which} request: {e}"))?;
-        let answer = conn
-            .read_response(false)
-            .map_err(|e| format!("the {which} HTTP/1.0 keep-alive request: {e}"))?;
-        // Without a length the body runs to the close (and was read to it): ab -k cannot
-        // tell where one answer ends.
-        if answer.header("content-length").is_none() {
-            return Err(format!(
-                "the {which} HTTP/1.0 keep-alive request: a response without content-length \
-                 (ab -k needs the length)"
-            ));
-        }
-        let keep_alive = answer
-            .headers_named("connection")
-            .flat_map(|v| v.split(','))
-            .any(|t| t.trim().eq_ignore_ascii_case("keep-alive"));
-        if which == "first" && !keep_alive {
-            return Err(
-                "the answer to an HTTP/1.0 request with Connection: keep-alive has no \
-                 `connection: keep-alive`: ab -k would reconnect for every request"
-                    .to_string(),
-            );
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
-    use std::io::{Read, Write};
-    use std::net::TcpListener;
     use std::path::Path;
-    use std::thread;
+    use std::time::Duration;
 
     use super::*;
     use crate::tests::{bare, data};
@@ -455,61 +411,6 @@ mod tests {
             e.to_string(),
             "ab's output has no \"Complete requests\" line (stderr: apr_socket_recv: \
              Connection refused (111))"
-        );
-    }
-
-    /// A one-connection server answering each request with `answer(n)`, closing after
-    /// `answers` responses.
-    fn serve(answers: usize, answer: fn(usize) -> &'static str) -> SocketAddr {
-        let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        let addr = l.local_addr().unwrap();
-        thread::spawn(move || {
-            let (mut c, _) = l.accept().unwrap();
-            let mut buf = Vec::new();
-            let mut chunk = [0u8; 1024];
-            for i in 0..answers {
-                while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match c.read(&mut chunk) {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                    }
-                }
-                let end = buf.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
-                buf.drain(..end);
-                let _ = c.write_all(answer(i).as_bytes());
-            }
-        });
-        addr
-    }
-
-    const KA: &str = "HTTP/1.0 200 OK\r\nconnection: keep-alive\r\ncontent-length: 5\r\n\r\nhello";
-
-    #[test]
-    fn keepalive_check_passes_and_fails_for_the_right_reasons() {
-        assert_eq!(ab_keepalive_ok(serve(2, |_| KA)), Ok(()));
-        let e = ab_keepalive_ok(serve(
-            2,
-            |_| "HTTP/1.0 200 OK\r\ncontent-length: 5\r\n\r\nhello",
-        ))
-        .unwrap_err();
-        assert!(e.contains("no `connection: keep-alive`"), "{e}");
-        // Without a length the body runs to the close, which ends it.
-        let no_length = |_| "HTTP/1.0 200 OK\r\nconnection: keep-alive\r\n\r\nhello";
-        let e = ab_keepalive_ok(serve(1, no_length)).unwrap_err();
-        assert!(e.contains("without content-length"), "{e}");
-        // Or it never ends: the answer is incomplete when the 2 s are up.
-        let e = ab_keepalive_ok(serve(2, no_length)).unwrap_err();
-        assert!(e.contains("first") && e.contains("timed out"), "{e}");
-        // Announces keep-alive, then closes.
-        let e = ab_keepalive_ok(serve(1, |_| KA)).unwrap_err();
-        assert!(e.starts_with("the second"), "{e}");
-        let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        let addr = l.local_addr().unwrap();
-        drop(l);
-        assert!(
-            ab_keepalive_ok(addr)
-                .unwrap_err()
-                .starts_with("cannot connect")
         );
     }
 }

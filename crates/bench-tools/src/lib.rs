@@ -11,9 +11,8 @@
 //! milliseconds; wrk reports no p95). Parsers never panic on any input.
 //!
 //! One file per tool (`builtin`, `wrk`, `ab`, `oha`, `k6`, `autocannon`), each with `argv`
-//! and `parse`;
-//! [`ab_keepalive_ok`] (in `ab`) checks that a server honours ab's HTTP/1.0 keep-alive,
-//! without which an `ab -k` run measures reconnects and is marked invalid.
+//! and `parse`. Nothing here opens a connection to a server (whether a server honours ab's
+//! HTTP/1.0 keep-alive is `bench`'s `step::answer` to ask).
 //! The unit tests parse outputs recorded from the real tools in `tests/data/`; those of an
 //! offered rate (the open model, E7: the built-in generator's `-R`, oha's `-q`, k6's
 //! constant-arrival-rate, and the refusals of wrk, ab and autocannon) are in `rate_tests.rs`.
@@ -35,8 +34,6 @@ mod builtin;
 mod k6;
 mod oha;
 mod wrk;
-
-pub use ab::ab_keepalive_ok;
 
 #[cfg(test)]
 mod rate_tests;
@@ -755,13 +752,13 @@ mod tests {
             let v = Tool::Wrk.version(Path::new("")).unwrap();
             assert!(v.starts_with("wrk ") && !v.contains("Copyright"), "{v}");
         } else {
-            conformance::require::missing("bench::step::tools", "wrk", Tool::Wrk.install_hint().1);
+            manifest::require::missing("bench::step::tools", "wrk", Tool::Wrk.install_hint().1);
         }
         if Tool::Ab.available(Path::new("")) {
             let v = Tool::Ab.version(Path::new("")).unwrap();
             assert!(v.starts_with("ApacheBench 2."), "{v}");
         } else {
-            conformance::require::missing("bench::step::tools", "ab", Tool::Ab.install_hint().1);
+            manifest::require::missing("bench::step::tools", "ab", Tool::Ab.install_hint().1);
         }
     }
 }

@@ -10,11 +10,13 @@
 //! - [`cli`]: the command line (`list`, `verify`, `run`, `report`, `tools compare`, …), and
 //!   [`error`], the errors its exit status depends on;
 //! - [`provenance`]: the machine, the git revision and the programs' versions, read here;
-//!   [`session`]: what every measuring command does alike around its steps (the command it
-//!   records, the preflight, the tools here, the results an interruption kept);
 //! - [`step`]: running one step: start and stop a server (process groups, pinning, signals),
 //!   a load tool as a child process, /proc sampling and the machine beside it; the per-step
-//!   body, [`step::run`];
+//!   body, [`step::run`], and its seams ([`step::Servers`], [`step::Launch`], [`step::Watch`])
+//!   through which the tests give a fake server and recorded tool output;
+//! - [`session`]: what every measuring command does alike around its steps (the command it
+//!   records, the servers it can run and their build, the preflight and the CPU split, the
+//!   tools here, the results an interruption kept);
 //! - [`plan`]: what a run will do (servers × steps × repeats, or a running target), and every
 //!   refusal before anything starts.
 //!

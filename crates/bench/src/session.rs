@@ -1,6 +1,7 @@
 //! What every measuring command does the same way around its steps: the command line it
 //! records ([`command`]), the servers of `manifest` it can run here and their build
-//! ([`runnable`], [`build`]), the machine's preflight before the first step ([`preflight`]),
+//! ([`runnable`], [`build`]), the machine's preflight before the first step and the CPU split
+//! ([`ready`], [`preflight`]),
 //! the load tools this machine has ([`tools_table`]), and what an interrupted command's error
 //! says of the results it kept ([`Partial`]). The provenance a results file records is
 //! [`crate::provenance`]'s.
@@ -14,8 +15,8 @@ use bench_tools::TOOLS;
 use anyhow::bail;
 use manifest::{Manifest, Server};
 
-use crate::step::machine;
 use crate::step::server::{self, Availability, Env};
+use crate::step::{machine, pin};
 
 /// How the harness was invoked, as a results file records it: `bench` and its arguments.
 pub fn command() -> Vec<String> {
@@ -54,6 +55,17 @@ pub fn runnable<'m>(
 /// Builds the Rust packages of `servers` and `extra` (`cargo build --release`), saying so
 /// when `announce` and there is anything to build.
 pub fn build(env: &Env, servers: &[&Server], extra: &[&str], announce: bool) -> anyhow::Result<()> {
+    build_ticking(env, servers, extra, announce, &mut || {})
+}
+
+/// [`build`], calling `tick` about every 100 ms while cargo runs (a progress line).
+pub fn build_ticking(
+    env: &Env,
+    servers: &[&Server],
+    extra: &[&str],
+    announce: bool,
+    tick: &mut dyn FnMut(),
+) -> anyhow::Result<()> {
     let packages: Vec<String> = servers
         .iter()
         .filter_map(|s| s.package.clone())
@@ -62,7 +74,41 @@ pub fn build(env: &Env, servers: &[&Server], extra: &[&str], announce: bool) -> 
     if announce && env.builds() && !packages.is_empty() {
         crate::say!("building {} (release)", packages.join(", "));
     }
-    server::build(env, &packages, || {})
+    server::build(env, &packages, tick)
+}
+
+/// The machine made ready to measure on: checked quiet ([`preflight`]), its CPUs split
+/// between the server and the load ([`pin::split`]), the harness's own thread pinned to the
+/// load's.
+#[derive(Debug)]
+pub struct Ready {
+    /// The preflight's note for the results.
+    pub preflight: String,
+    /// The split; `None` when not pinned.
+    pub cpus: Option<pin::Plan>,
+    /// Why not pinned, when not.
+    pub unpinned: Option<String>,
+    /// Whether the harness's thread now runs on the load's CPUs.
+    pub harness_pinned: bool,
+}
+
+/// The preflight (refusing a busy machine unless `allow_busy`), then the CPU split (none with
+/// `no_pin`), then the harness's own thread on the load's CPUs.
+pub fn ready(allow_busy: bool, no_pin: bool) -> anyhow::Result<Ready> {
+    let preflight = preflight(allow_busy)?;
+    let (cpus, unpinned) = match pin::split(no_pin) {
+        Ok(c) => (Some(c), None),
+        Err(why) => (None, Some(why.to_string())),
+    };
+    let harness_pinned = cpus
+        .as_ref()
+        .is_some_and(|c| pin::pin_current_thread(&c.load).is_ok());
+    Ok(Ready {
+        preflight,
+        cpus,
+        unpinned,
+        harness_pinned,
+    })
 }
 
 /// Samples the machine for [`machine::PREFLIGHT`] before the first step: refuses (exit

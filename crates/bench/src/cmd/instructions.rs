@@ -748,12 +748,7 @@ pub fn run(
     if servers.is_empty() {
         bail!("no server to measure (see `bench list`)");
     }
-    let mut packages: Vec<String> = servers.iter().filter_map(|s| s.package.clone()).collect();
-    packages.push("loadgen".into());
-    if env.builds() {
-        crate::say!("building {} (release)", packages.join(", "));
-    }
-    crate::step::server::build(env, &packages, || {})?;
+    crate::session::build(env, &servers, &["loadgen"], true)?;
     let loadgen = env.binary("loadgen");
     let scratch = std::env::temp_dir().join(format!("bench-instructions-{}", std::process::id()));
     let started = bench_model::results::timestamp::utc_now();

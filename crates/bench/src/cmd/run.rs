@@ -27,9 +27,9 @@ use crate::cli::RunArgs;
 use crate::plan::{Plan, Subjects, Target, unserved};
 use crate::provenance;
 use crate::session::{self, Partial};
-use crate::step::pin::{self, CpuSet};
-use crate::step::server::{self, Env};
-use crate::step::{self, Load, Spawn, Subject, signals};
+use crate::step::pin;
+use crate::step::server::Env;
+use crate::step::{self, Launch, Load, Servers, Spawn, Start, Subject, signals};
 use crate::term::progress::Progress;
 use bench_model::experiment::{self, Step};
 use bench_model::results::{Pinning, Results, ServerKind, ServerResult, timestamp};
@@ -183,6 +183,7 @@ pub fn run(env: &Env, args: &RunArgs, command: Vec<String>) -> anyhow::Result<Ou
         env,
         notes: Vec::new(),
         retries: args.start.retries,
+        settle: step::SETTLE_LIMIT,
     };
     match &plan.subjects {
         Subjects::Local(servers) => run.local(args, command, servers),
@@ -197,6 +198,8 @@ struct Run<'p> {
     notes: Vec<String>,
     /// `--retries`.
     retries: u32,
+    /// The most a step waits for the server to go idle ([`step::SETTLE_LIMIT`]).
+    settle: std::time::Duration,
 }
 
 impl Run<'_> {
@@ -284,20 +287,18 @@ impl Run<'_> {
         }
     }
 
-    /// Builds `packages` (and the built-in tool when it is the tool), with a progress line.
-    fn build(&self, mut packages: Vec<String>) -> anyhow::Result<()> {
+    /// Builds the servers' packages (and the built-in tool when it is the tool, or E4's
+    /// probe), with a progress line.
+    fn build(&self, servers: &[&Server]) -> anyhow::Result<()> {
         let p = self.plan;
         // The probe (E4) is the built-in generator whatever the tool.
         let builtin = p.tool == Tool::Builtin || p.steps.iter().any(|s| s.probe.is_some());
-        if builtin {
-            packages.push("loadgen".into());
-        }
+        let extra: &[&str] = if builtin { &["loadgen"] } else { &[] };
         let mut progress = Progress::new();
-        if self.env.builds() && !packages.is_empty() {
-            crate::say!("building {} (cargo build --release)", packages.join(", "));
+        if self.env.builds() && (builtin || servers.iter().any(|s| s.package.is_some())) {
             progress.phase("cargo build --release".into(), None);
         }
-        server::build(self.env, &packages, || progress.tick())?;
+        session::build_ticking(self.env, servers, extra, true, &mut || progress.tick())?;
         if builtin && !Tool::Builtin.available(&p.loadgen) {
             bail!("the built-in tool is missing: no {}", p.loadgen.display());
         }
@@ -311,14 +312,10 @@ impl Run<'_> {
         chosen: &[(Server, Vec<Step>)],
     ) -> anyhow::Result<Outcome> {
         let p = self.plan;
-        self.build(
-            chosen
-                .iter()
-                .filter_map(|(s, _)| s.package.clone())
-                .collect(),
-        )?;
-        let cpus = self.pinning(args.start.no_pin, chosen.iter().map(|(s, _)| s));
-        self.notes.push(session::preflight(args.start.allow_busy)?);
+        self.build(&chosen.iter().map(|(s, _)| s).collect::<Vec<_>>())?;
+        let ready = session::ready(args.start.allow_busy, args.start.no_pin)?;
+        let cpus = self.pinning(&ready, chosen.iter().map(|(s, _)| s));
+        self.notes.push(ready.preflight);
         let mut results = self.results(args, command);
         results.pinning = cpus.as_ref().map(|c| Pinning {
             server_cpus: c.server.0.clone(),
@@ -373,67 +370,88 @@ impl Run<'_> {
         let load_cpus = cpus.as_ref().map(|c| &c.load);
         let total = chosen.iter().map(|(_, st)| st.len()).sum::<usize>() * p.repeat as usize;
         let mut ckpt = Checkpoint::new(&args.results_dir, &self.env.root, total);
-        let mut problems = Vec::new();
-        let mut all = || -> anyhow::Result<()> {
-            for r in 1..=p.repeat {
-                for (i, (s, steps)) in chosen.iter().enumerate() {
-                    signals::check()?;
-                    let label = format!("{} r{r}/{}", s.name, p.repeat);
-                    progress.phase(format!("{label}: starting"), None);
-                    let mut running = server::start_with(
-                        s,
-                        self.env,
-                        args.start.port,
-                        cpus.as_ref().map(|c| &c.server),
-                        args.start.workers.map(|w| w as usize),
-                    )?;
-                    results.servers[i].command = running.command.clone();
-                    let addr = running.addr;
-                    if r == 1 && p.exp.verify_first {
-                        // TechEmpower verifies every response before any load.
-                        results.servers[i].verified =
-                            crate::step::answer::before_load(s, addr, steps);
-                    }
-                    let failed = self.steps(
-                        Subject::new(addr, Some(&mut running)),
-                        steps,
-                        (&mut results, i),
-                        &mut ckpt,
-                        load_cpus,
-                        &mut progress,
-                        &label,
-                    )?;
-                    problems.extend(failed.into_iter().map(|f| format!("{}: {f}", s.name)));
-                    progress.phase(format!("{label}: stopping"), None);
-                    let left = running.stop();
-                    if !left.is_empty() {
-                        bail!("{} left processes behind after stopping: {left:?}", s.name);
-                    }
-                }
-            }
-            // A signal that came while the last server stopped still stops the run.
-            signals::check()?;
-            Ok(())
+        let mut start = Start {
+            env: self.env,
+            port: args.start.port,
+            cpus: cpus.as_ref().map(|c| &c.server),
+            workers: args.start.workers.map(|w| w as usize),
         };
-        let done = all();
+        let mut spawn = Spawn {
+            cwd: &self.env.root,
+            cpus: load_cpus,
+        };
+        let tool_cpus = load_cpus.map_or_else(step::cpus_allowed, |c| c.0.len().max(1));
+        let done = self.measure(
+            chosen,
+            (&mut start, &mut spawn, tool_cpus),
+            &mut results,
+            &mut ckpt,
+            &mut progress,
+        );
         progress.finish();
         match done {
-            Ok(()) => finish(results, ckpt, problems),
+            Ok(problems) => finish(results, ckpt, problems),
             Err(e) => Err(ckpt.abandon(&mut results, e)),
         }
     }
 
-    /// The CPU split of a local run (`None`: not pinned, and the notes say why), with the
-    /// notes on servers that start a worker per CPU; pins the harness's own thread to the
-    /// load CPU.
+    /// The run's loop: for each repeat, each server in turn is started (by `servers`), runs
+    /// every step it serves (its tool launched by `launch` with `tool_cpus` CPUs), and is
+    /// stopped; the results are written after every step. Returns the problems that
+    /// invalidated steps without stopping the run; a signal or an error stops it.
+    fn measure(
+        &self,
+        chosen: &[(Server, Vec<Step>)],
+        (servers, launch, tool_cpus): (&mut dyn Servers, &mut dyn Launch, usize),
+        results: &mut Results,
+        ckpt: &mut Checkpoint,
+        progress: &mut Progress,
+    ) -> anyhow::Result<Vec<String>> {
+        let p = self.plan;
+        let mut problems = Vec::new();
+        for r in 1..=p.repeat {
+            for (i, (s, steps)) in chosen.iter().enumerate() {
+                signals::check()?;
+                let label = format!("{} r{r}/{}", s.name, p.repeat);
+                progress.phase(format!("{label}: starting"), None);
+                let mut running = servers.start(s)?;
+                results.servers[i].command = running.command();
+                let addr = running.addr();
+                if r == 1 && p.exp.verify_first {
+                    // TechEmpower verifies every response before any load.
+                    results.servers[i].verified = crate::step::answer::before_load(s, addr, steps);
+                }
+                let failed = self.steps(
+                    Subject::new(addr, Some(running.watch())),
+                    steps,
+                    (&mut *results, i),
+                    ckpt,
+                    (&mut *launch, tool_cpus),
+                    progress,
+                    &label,
+                )?;
+                problems.extend(failed.into_iter().map(|f| format!("{}: {f}", s.name)));
+                progress.phase(format!("{label}: stopping"), None);
+                let left = running.stop();
+                if !left.is_empty() {
+                    bail!("{} left processes behind after stopping: {left:?}", s.name);
+                }
+            }
+        }
+        // A signal that came while the last server stopped still stops the run.
+        signals::check()?;
+        Ok(problems)
+    }
+
+    /// The notes on the CPU split of a local run (`None`: not pinned, and the notes say why)
+    /// and on servers that start a worker per CPU; returns the split.
     fn pinning<'s>(
         &mut self,
-        no_pin: bool,
+        ready: &session::Ready,
         servers: impl Iterator<Item = &'s Server>,
     ) -> Option<pin::Plan> {
-        let split = pin::split(no_pin)
-            .map_err(|why| self.notes.push(why.into()))
-            .ok();
+        let split = ready.cpus.clone();
+        self.notes.extend(ready.unpinned.clone());
         for s in servers {
             let per_cpu = s.default_workers == Some(0)
                 || s.command.iter().flatten().any(|a| a.contains("{cpus}"));
@@ -449,9 +467,7 @@ impl Run<'_> {
         self.notes.push(
             "server RSS is the sum over its process tree (supervisor and workers); server CPU is the time on a CPU of every thread of that tree (/proc/PID/task/TID/schedstat, ns) over the tool's whole run, start-up included, split into user and kernel time by each thread's utime and stime; the load tool's CPU is over its measured window only (the last N seconds before it exited)".into(),
         );
-        if let Some(c) = &split
-            && pin::pin_current_thread(&c.load).is_ok()
-        {
+        if ready.harness_pinned {
             self.notes.push(
                 "the harness itself (its polling and /proc sampling) ran on the load tool's CPU"
                     .into(),
@@ -468,7 +484,7 @@ impl Run<'_> {
     ) -> anyhow::Result<Outcome> {
         let p = self.plan;
         let (base, steps, server) = (&target.base, &target.steps, target.server.as_ref());
-        self.build(Vec::new())?;
+        self.build(&[])?;
         self.notes.push(session::preflight(args.start.allow_busy)?);
         self.notes.push(format!(
             "remote target {base}: not started by the harness, so no build, no pinning and no /proc sampling (RSS and CPU are null)"
@@ -503,6 +519,10 @@ impl Run<'_> {
             steps.len() * p.repeat as usize,
         );
         let mut problems = Vec::new();
+        let mut spawn = Spawn {
+            cwd: &self.env.root,
+            cpus: None,
+        };
         let mut all = || -> anyhow::Result<()> {
             for r in 1..=p.repeat {
                 let label = format!("{base} r{r}/{}", p.repeat);
@@ -511,7 +531,7 @@ impl Run<'_> {
                     steps,
                     (&mut results, 0),
                     &mut ckpt,
-                    None,
+                    (&mut spawn, step::cpus_allowed()),
                     &mut progress,
                     &label,
                 )?;
@@ -538,22 +558,18 @@ impl Run<'_> {
         steps: &[Step],
         (results, server): (&mut Results, usize),
         ckpt: &mut Checkpoint,
-        load_cpus: Option<&CpuSet>,
+        (launch, tool_cpus): (&mut dyn Launch, usize),
         progress: &mut Progress,
         label: &str,
     ) -> anyhow::Result<Vec<String>> {
-        let mut spawn = Spawn {
-            cwd: &self.env.root,
-            cpus: load_cpus,
-        };
         let mut load = Load {
             tool: self.plan.tool,
             loadgen: &self.plan.loadgen,
             quick: self.plan.quick,
-            cpus: load_cpus.map_or_else(step::cpus_allowed, |c| c.0.len().max(1)),
+            cpus: tool_cpus,
             retries: self.retries,
-            settle: step::SETTLE_LIMIT,
-            launch: &mut spawn,
+            settle: self.settle,
+            launch,
         };
         let mut problems = Vec::new();
         let n = steps.len();
@@ -826,6 +842,206 @@ mod tests {
         assert_eq!(outcome.problems, ["a problem"]);
         let done = reread(&path);
         assert!(done.complete && done.incomplete_reason.is_none());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// E3's first two quick steps on `/`, on server-prebuilt and server-hyper, with the
+    /// built-in tool, two repeats: the plan, the chosen servers, the results before any step.
+    fn e3_plan() -> (Plan, Vec<(Server, Vec<Step>)>, RunArgs) {
+        let exp = experiment::find("e3").unwrap();
+        let steps: Vec<Step> = exp
+            .steps_at(true, None, None)
+            .into_iter()
+            .filter(|s| s.endpoint == "/")
+            .take(2)
+            .collect();
+        assert_eq!(steps.len(), 2);
+        let manifest = manifest::Manifest::load_default().unwrap();
+        let chosen: Vec<(Server, Vec<Step>)> = ["server-prebuilt", "server-hyper"]
+            .iter()
+            .map(|n| (manifest.get(n).unwrap().clone(), steps.clone()))
+            .collect();
+        let plan = Plan {
+            exp,
+            steps,
+            tool: Tool::Builtin,
+            repeat: 2,
+            quick: true,
+            loadgen: PathBuf::from("/x/loadgen"),
+            subjects: Subjects::Local(chosen.clone()),
+        };
+        let argv = ["bench", "run", "e3", "--quick", "--repeat", "2"];
+        let args = match <crate::cli::Cli as clap::Parser>::try_parse_from(argv)
+            .unwrap()
+            .command
+        {
+            crate::cli::Cmd::Run(a) => a,
+            other => panic!("{other:?}"),
+        };
+        (plan, chosen, args)
+    }
+
+    /// The loop of `plan` over `chosen` with fake servers and `answers` as the tool's output,
+    /// its results written under `dir`: what it returned, the results, the checkpoint.
+    fn measured(
+        plan: &Plan,
+        chosen: &[(Server, Vec<Step>)],
+        args: &RunArgs,
+        fakes: &mut crate::step::fake::Fakes,
+        launch: &mut crate::step::fake::Recorded,
+        dir: &Path,
+    ) -> (anyhow::Result<Vec<String>>, Results, Checkpoint) {
+        let env = Env::new(None);
+        let run = Run {
+            plan,
+            env: &env,
+            notes: Vec::new(),
+            retries: 0,
+            settle: std::time::Duration::ZERO,
+        };
+        let mut results = run.results(args, vec!["bench".into(), "run".into()]);
+        for (s, steps) in chosen {
+            let mut entry = ServerResult::new(s, Vec::new());
+            entry.steps = step::results_for(steps);
+            results.servers.push(entry);
+        }
+        let total = chosen.iter().map(|(_, st)| st.len()).sum::<usize>() * plan.repeat as usize;
+        let mut ckpt = Checkpoint::new(dir, &env.root, total);
+        let got = run.measure(
+            chosen,
+            (fakes, launch, 1),
+            &mut results,
+            &mut ckpt,
+            &mut Progress::new(),
+        );
+        (got, results, ckpt)
+    }
+
+    fn answers(
+        n: usize,
+    ) -> std::collections::VecDeque<Result<step::child::Output, step::child::Failure>> {
+        let report = crate::step::fake::report();
+        (0..n)
+            .map(|_| crate::step::fake::exited(0, &report, ""))
+            .collect()
+    }
+
+    #[test]
+    fn the_loop_alternates_the_servers_each_repeat_and_writes_after_every_step() {
+        let dir = std::env::temp_dir().join(format!("bench-loop-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (plan, chosen, args) = e3_plan();
+        let mut fakes = crate::step::fake::Fakes {
+            alive: usize::MAX,
+            ..Default::default()
+        };
+        // A warm-up and a measured run per step: 2 servers × 2 steps × 2 repeats.
+        let mut launch = crate::step::fake::Recorded {
+            answers: answers(16),
+            ..Default::default()
+        };
+        let (got, results, ckpt) = measured(&plan, &chosen, &args, &mut fakes, &mut launch, &dir);
+        assert_eq!(got.unwrap(), Vec::<String>::new());
+        // Each server started, measured and stopped before the next; the next repeat the same.
+        let one = [
+            "start server-prebuilt",
+            "stop server-prebuilt",
+            "start server-hyper",
+            "stop server-hyper",
+        ];
+        assert_eq!(*fakes.log.borrow(), [one, one].concat());
+        assert_eq!(launch.argvs.len(), 16);
+        assert!(launch.answers.is_empty());
+        for s in &results.servers {
+            assert_eq!(s.command, ["fake"]);
+            for st in &s.steps {
+                assert_eq!(st.repeats.len(), 2, "{} {}", s.name, st.step);
+                assert!(st.valid, "{} {}: {:?}", s.name, st.step, st.invalid_reason);
+            }
+        }
+        // Every step was written as it finished: the file holds all eight, still running.
+        assert_eq!((ckpt.done, ckpt.total), (8, 8));
+        let on_disk = reread(ckpt.path.as_ref().unwrap());
+        assert_eq!(
+            on_disk.incomplete_reason.as_deref(),
+            Some("running: 8 of 8 step runs done")
+        );
+        assert!(
+            on_disk
+                .servers
+                .iter()
+                .all(|s| s.steps.iter().all(|st| st.repeats.len() == 2))
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_server_that_dies_invalidates_its_steps_and_the_run_goes_on() {
+        let dir = std::env::temp_dir().join(format!("bench-loop-dies-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (mut plan, chosen, args) = e3_plan();
+        plan.repeat = 1;
+        // Gone at the first question: each step ends invalid, naming the server's last words.
+        let mut fakes = crate::step::fake::Fakes::default();
+        let mut launch = crate::step::fake::Recorded {
+            answers: answers(8),
+            ..Default::default()
+        };
+        let (got, results, ckpt) = measured(&plan, &chosen, &args, &mut fakes, &mut launch, &dir);
+        let problems = got.unwrap();
+        assert_eq!(fakes.started(), ["server-prebuilt", "server-hyper"]);
+        assert_eq!(problems.len(), 4, "{problems:?}");
+        assert!(problems[0].starts_with("server-prebuilt: "), "{problems:?}");
+        assert!(problems[3].starts_with("server-hyper: "), "{problems:?}");
+        assert!(
+            problems.iter().all(|p| p.contains("fake: gone")),
+            "{problems:?}"
+        );
+        assert!(
+            results
+                .servers
+                .iter()
+                .all(|s| s.steps.iter().all(|st| !st.valid))
+        );
+        assert_eq!(ckpt.done, 4);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_server_that_cannot_start_stops_the_run_and_keeps_the_steps_before_it() {
+        let dir = std::env::temp_dir().join(format!("bench-loop-fail-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (plan, chosen, args) = e3_plan();
+        let mut fakes = crate::step::fake::Fakes {
+            alive: usize::MAX,
+            fail: Some("server-hyper".into()),
+            ..Default::default()
+        };
+        let mut launch = crate::step::fake::Recorded {
+            answers: answers(16),
+            ..Default::default()
+        };
+        let (got, mut results, mut ckpt) =
+            measured(&plan, &chosen, &args, &mut fakes, &mut launch, &dir);
+        let e = got.unwrap_err();
+        assert!(
+            format!("{e:#}").contains("server-hyper: did not start"),
+            "{e:#}"
+        );
+        // server-prebuilt's two steps of the first repeat are in the file, and the error
+        // says where it is.
+        let e = ckpt.abandon(&mut results, e);
+        let partial = e.downcast_ref::<Partial>().unwrap();
+        assert_eq!((partial.done, partial.total), (2, 8));
+        let on_disk = reread(&partial.path);
+        assert!(!on_disk.complete);
+        assert_eq!(on_disk.servers[0].steps[0].repeats.len(), 1);
+        assert!(
+            on_disk.servers[1]
+                .steps
+                .iter()
+                .all(|st| st.repeats.is_empty())
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -26,9 +26,9 @@ use crate::cli::CompareArgs;
 use crate::error::bad;
 use crate::plan::{find_serving, refuse_unless_applicable};
 use crate::provenance;
-use crate::session::{Partial, preflight, tools_table};
+use crate::session::{Partial, tools_table};
 use crate::step::server::{self, Availability, Env};
-use crate::step::{self, Load, Spawn, Subject, pin, signals};
+use crate::step::{self, Load, Spawn, Subject, signals};
 use crate::term::progress::Progress;
 use bench_model::experiment::{Step, TOKEN, Warmup};
 use bench_model::results::tools::{
@@ -118,21 +118,17 @@ pub fn compare_measured(
     for &tool in &tools {
         refuse_unless_applicable(tool, std::slice::from_ref(&step), &loadgen, "")?;
     }
-    let mut packages: Vec<String> = entry.package.iter().cloned().collect();
-    if tools.contains(&Tool::Builtin) {
-        packages.push("loadgen".into());
+    let extra: &[&str] = if tools.contains(&Tool::Builtin) {
+        &["loadgen"]
+    } else {
+        &[]
+    };
+    crate::session::build(env, &[entry], extra, true)?;
+    let ready = crate::session::ready(args.start.allow_busy, args.start.no_pin)?;
+    if let Some(why) = &ready.unpinned {
+        crate::say!("{why}");
     }
-    if env.builds() {
-        crate::say!("building {} (cargo build --release)", packages.join(", "));
-    }
-    server::build(env, &packages, || {})?;
-    preflight(args.start.allow_busy)?;
-    let cpus = pin::split(args.start.no_pin)
-        .map_err(|why| crate::say!("{why}"))
-        .ok();
-    if let Some(c) = &cpus {
-        let _ = pin::pin_current_thread(&c.load);
-    }
+    let cpus = ready.cpus;
     let started = timestamp::utc_now();
 
     let mut running = server::start(

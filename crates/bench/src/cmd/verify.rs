@@ -16,8 +16,8 @@ use conformance::{Group, Outcome, Report, Target};
 use manifest::Server;
 
 use crate::step::answer::{Answer, fairness};
-use crate::step::server::{self as servers, Env};
-use crate::step::signals;
+use crate::step::server::Env;
+use crate::step::{Servers, Start, signals};
 use bench_report::table::Table;
 
 /// Runs `bench verify` for `names` (all runnable servers when empty); `verbose` prints each
@@ -26,7 +26,35 @@ pub fn run(env: &Env, names: &[String], verbose: bool) -> anyhow::Result<()> {
     let manifest = env.manifest()?;
     let runnable = crate::session::runnable(env, &manifest, names, |_| true, "server")?;
     crate::session::build(env, &runnable, &[], true)?;
+    let mut start = Start {
+        env,
+        port: 0,
+        cpus: None,
+        workers: None,
+    };
+    let (table, failures) = verify(&runnable, &mut start, verbose)?;
+    crate::say!(
+        "\nfairness: one GET per endpoint (Date values differ only in content; its length is fixed)"
+    );
+    crate::term::out::text(&table);
+    if !failures.is_empty() {
+        bail!(
+            "{} server(s) failed conformance checks: {}",
+            failures.len(),
+            failures.join("; ")
+        );
+    }
+    Ok(())
+}
 
+/// Each server of `runnable` started by `servers`, judged, its line printed and its answers
+/// put in the fairness table, then stopped: the table and one line per server that failed a
+/// check (`NAME: check, check`).
+fn verify(
+    runnable: &[&Server],
+    servers: &mut dyn Servers,
+    verbose: bool,
+) -> anyhow::Result<(Table, Vec<String>)> {
     let mut table = Table::new(&[
         "server",
         "endpoint",
@@ -40,22 +68,23 @@ pub fn run(env: &Env, names: &[String], verbose: bool) -> anyhow::Result<()> {
     let mut failures: Vec<String> = Vec::new();
     for s in runnable {
         signals::check()?;
-        let mut running = servers::start(s, env, 0, None)?;
+        let mut running = servers.start(s)?;
+        let addr = running.addr();
         if groups(s).is_empty() {
             crate::say!(
                 "{} ({}): judged by none of core, connection, rfc9112 (servers.toml groups: {:?}); fairness row only",
                 s.name,
-                running.addr,
+                addr,
                 s.groups
             );
         } else {
-            let (report, excused) = conformance(s, running.addr)?;
-            print_report(s, running.addr, &report, &excused, verbose);
+            let (report, excused) = conformance(s, addr)?;
+            print_report(s, addr, &report, &excused, verbose);
             if report.failed() > 0 {
                 failures.push(format!("{}: {}", s.name, report.failed_names().join(", ")));
             }
         }
-        for (endpoint, row) in fairness(s, running.addr) {
+        for (endpoint, row) in fairness(s, addr) {
             table.row(row_cells(&s.name, endpoint, row));
         }
         let left = running.stop();
@@ -63,18 +92,7 @@ pub fn run(env: &Env, names: &[String], verbose: bool) -> anyhow::Result<()> {
             bail!("{} left processes behind after stopping: {left:?}", s.name);
         }
     }
-    crate::say!(
-        "\nfairness: one GET per endpoint (Date values differ only in content; its length is fixed)"
-    );
-    crate::term::out::text(&table);
-    if !failures.is_empty() {
-        bail!(
-            "{} server(s) failed conformance checks: {}",
-            failures.len(),
-            failures.join("; ")
-        );
-    }
-    Ok(())
+    Ok((table, failures))
 }
 
 /// The groups verify runs that `server` lists.
@@ -197,5 +215,74 @@ fn row_cells(server: &str, endpoint: &str, answer: Result<Answer, String>) -> Ve
             "-".into(),
             format!("no answer: {e}"),
         ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+    use std::net::TcpListener;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use super::*;
+    use crate::step::fake::Fakes;
+
+    /// A wrong server on a port of its own: every connection gets one `200` with the body
+    /// `no` and is closed, whatever was asked. Stops when `stop` is set.
+    fn wrong_server(stop: Arc<AtomicBool>) -> SocketAddr {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let addr = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::SeqCst) {
+                match listener.accept() {
+                    Ok((mut c, _)) => {
+                        let _ = c.set_nonblocking(false);
+                        let _ = c.set_read_timeout(Some(Duration::from_millis(200)));
+                        let _ = c.read(&mut [0u8; 4096]);
+                        let _ = c.write_all(
+                            b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nno",
+                        );
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(5)),
+                }
+            }
+        });
+        addr
+    }
+
+    #[test]
+    fn a_wrong_server_fails_its_checks_and_its_bytes_show_in_the_fairness_table() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let addr = wrong_server(Arc::clone(&stop));
+        let manifest = manifest::Manifest::load_default().unwrap();
+        let prebuilt = manifest.get("server-prebuilt").unwrap();
+        let mut fakes = Fakes {
+            alive: usize::MAX,
+            addr: Some(addr),
+            ..Fakes::default()
+        };
+        let (table, failures) = verify(&[prebuilt], &mut fakes, false).unwrap();
+        stop.store(true, Ordering::SeqCst);
+        assert_eq!(
+            *fakes.log.borrow(),
+            ["start server-prebuilt", "stop server-prebuilt"]
+        );
+        // Judged as server-prebuilt is: strictly, so its failures are named.
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        assert!(failures[0].starts_with("server-prebuilt: "), "{failures:?}");
+        // The table has a row per endpoint it serves, each with the wrong bytes and a note.
+        let text = table.to_string();
+        let rows: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("server-prebuilt"))
+            .collect();
+        assert_eq!(
+            rows.len(),
+            crate::step::answer::probes(prebuilt).len(),
+            "{text}"
+        );
+        assert!(rows.iter().all(|r| r.contains(" 2 ")), "{text}");
     }
 }

@@ -1,6 +1,8 @@
 //! What a server answers to one plain `GET` of each endpoint it serves, judged against the
 //! contract's bytes: the fairness table of `bench verify`, and what `bench run e6` records of
-//! each server before any load ([`before_load`]).
+//! each server before any load ([`before_load`]); and whether a server honours ab's HTTP/1.0
+//! keep-alive ([`ab_keepalive_ok`]), without which an `ab -k` step measures reconnects and is
+//! invalid.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -163,8 +165,49 @@ fn expected_body(target: &str, addr: SocketAddr) -> Option<Vec<u8>> {
     })
 }
 
+/// Whether the server at `addr` honours ab's HTTP/1.0 keep-alive on `/hello`: an HTTP/1.0
+/// request with `Connection: keep-alive` must be answered with `connection: keep-alive` and
+/// a `content-length`, and a second request on the same connection must be answered too.
+/// `Err` says which part failed. Each connect, write and answer waits at most 2 s.
+pub fn ab_keepalive_ok(addr: SocketAddr) -> Result<(), String> {
+    let mut conn = Conn::connect(addr, Duration::from_secs(2))
+        .map_err(|e| format!("cannot connect to {addr}: {e}"))?;
+    let request = format!("GET /hello HTTP/1.0\r\nHost: {addr}\r\nConnection: Keep-Alive\r\n\r\n");
+    for which in ["first", "second"] {
+        conn.send(request.as_bytes())
+            .map_err(|e| format!("cannot send the {which} request: {e}"))?;
+        let answer = conn
+            .read_response(false)
+            .map_err(|e| format!("the {which} HTTP/1.0 keep-alive request: {e}"))?;
+        // Without a length the body runs to the close (and was read to it): ab -k cannot
+        // tell where one answer ends.
+        if answer.header("content-length").is_none() {
+            return Err(format!(
+                "the {which} HTTP/1.0 keep-alive request: a response without content-length \
+                 (ab -k needs the length)"
+            ));
+        }
+        let keep_alive = answer
+            .headers_named("connection")
+            .flat_map(|v| v.split(','))
+            .any(|t| t.trim().eq_ignore_ascii_case("keep-alive"));
+        if which == "first" && !keep_alive {
+            return Err(
+                "the answer to an HTTP/1.0 request with Connection: keep-alive has no \
+                 `connection: keep-alive`: ab -k would reconnect for every request"
+                    .to_string(),
+            );
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
+    use std::io::{Read, Write};
+    use std::net::TcpListener;
+    use std::thread;
+
     use super::*;
     use conformance::wire::parse_response;
 
@@ -219,6 +262,61 @@ extra_header = [{ field = "server", bytes = 11 }]
                 "body differs from the contract",
                 "status is not 200"
             ]
+        );
+    }
+
+    /// A one-connection server answering each request with `answer(n)`, closing after
+    /// `answers` responses.
+    fn serve(answers: usize, answer: fn(usize) -> &'static str) -> SocketAddr {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap();
+        thread::spawn(move || {
+            let (mut c, _) = l.accept().unwrap();
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 1024];
+            for i in 0..answers {
+                while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match c.read(&mut chunk) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    }
+                }
+                let end = buf.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+                buf.drain(..end);
+                let _ = c.write_all(answer(i).as_bytes());
+            }
+        });
+        addr
+    }
+
+    const KA: &str = "HTTP/1.0 200 OK\r\nconnection: keep-alive\r\ncontent-length: 5\r\n\r\nhello";
+
+    #[test]
+    fn keepalive_check_passes_and_fails_for_the_right_reasons() {
+        assert_eq!(ab_keepalive_ok(serve(2, |_| KA)), Ok(()));
+        let e = ab_keepalive_ok(serve(
+            2,
+            |_| "HTTP/1.0 200 OK\r\ncontent-length: 5\r\n\r\nhello",
+        ))
+        .unwrap_err();
+        assert!(e.contains("no `connection: keep-alive`"), "{e}");
+        // Without a length the body runs to the close, which ends it.
+        let no_length = |_| "HTTP/1.0 200 OK\r\nconnection: keep-alive\r\n\r\nhello";
+        let e = ab_keepalive_ok(serve(1, no_length)).unwrap_err();
+        assert!(e.contains("without content-length"), "{e}");
+        // Or it never ends: the answer is incomplete when the 2 s are up.
+        let e = ab_keepalive_ok(serve(2, no_length)).unwrap_err();
+        assert!(e.contains("first") && e.contains("timed out"), "{e}");
+        // Announces keep-alive, then closes.
+        let e = ab_keepalive_ok(serve(1, |_| KA)).unwrap_err();
+        assert!(e.starts_with("the second"), "{e}");
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap();
+        drop(l);
+        assert!(
+            ab_keepalive_ok(addr)
+                .unwrap_err()
+                .starts_with("cannot connect")
         );
     }
 }

@@ -23,6 +23,8 @@
 
 pub mod answer;
 pub mod child;
+#[cfg(test)]
+pub(crate) mod fake;
 pub mod machine;
 pub mod pin;
 pub mod procs;
@@ -41,6 +43,7 @@ use bench_model::results::{Rss, Run, StepResult, Windows};
 use bench_model::rules::{self as verdict, Threads};
 use bench_tools::{self as tools, LoadSpec, Tool};
 use child::{Failure, Output};
+use manifest::Server;
 use pin::CpuSet;
 use sample::{Sampler, Series, Usage};
 use server::Running;
@@ -186,6 +189,60 @@ impl Launch for Spawn<'_> {
     }
 }
 
+/// What starts a server for a run's steps: [`Start`] starts its process; a test gives a fake
+/// one, as it gives recorded tool output through [`Launch`].
+pub trait Servers {
+    /// Starts `server` and waits until it is ready.
+    fn start(&mut self, server: &Server) -> anyhow::Result<Box<dyn Started>>;
+}
+
+/// A server started for steps: watched while they run, stopped after them.
+pub trait Started: Watch {
+    /// Where it listens.
+    fn addr(&self) -> SocketAddr;
+    /// The command that started it, for the results.
+    fn command(&self) -> Vec<String>;
+    /// Stops it (its whole process tree); the PIDs that were still there after (none,
+    /// normally).
+    fn stop(&mut self) -> Vec<i32>;
+    /// It, as the step body watches it.
+    fn watch(&mut self) -> &mut dyn Watch;
+}
+
+impl Started for Running {
+    fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+    fn command(&self) -> Vec<String> {
+        self.command.clone()
+    }
+    fn stop(&mut self) -> Vec<i32> {
+        Running::stop(self)
+    }
+    fn watch(&mut self) -> &mut dyn Watch {
+        self
+    }
+}
+
+/// The real starter: [`server::start_with`] on `port`, pinned to `cpus`, with `workers`.
+pub struct Start<'a> {
+    /// Where the binaries are, and the manifest's servers.
+    pub env: &'a server::Env,
+    /// The port (0: any free one).
+    pub port: u16,
+    /// The server CPUs; `None` when not pinned.
+    pub cpus: Option<&'a CpuSet>,
+    /// `--workers`, when given.
+    pub workers: Option<usize>,
+}
+
+impl Servers for Start<'_> {
+    fn start(&mut self, server: &Server) -> anyhow::Result<Box<dyn Started>> {
+        let running = server::start_with(server, self.env, self.port, self.cpus, self.workers)?;
+        Ok(Box::new(running))
+    }
+}
+
 /// The load side of a step: which tool, and how it is launched.
 pub struct Load<'a> {
     /// The tool.
@@ -272,7 +329,7 @@ pub fn run(
         let addr = subject.addr;
         let check = subject
             .keepalive
-            .get_or_insert_with(|| tools::ab_keepalive_ok(addr));
+            .get_or_insert_with(|| answer::ab_keepalive_ok(addr));
         if let Err(why) = check {
             invalidate(
                 result,
@@ -812,73 +869,10 @@ fn round3(x: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::VecDeque;
-    use std::os::unix::process::ExitStatusExt;
-    use std::process::ExitStatus;
-
     use loadgen::Mode;
 
+    use super::fake::{Fake, Recorded, exited, report};
     use super::*;
-
-    /// A server that is alive for the first `alive` questions, then gone.
-    struct Fake {
-        alive: usize,
-        pid: Option<i32>,
-    }
-
-    impl Watch for Fake {
-        fn pid(&self) -> Option<i32> {
-            self.pid
-        }
-        fn alive(&mut self) -> bool {
-            let yes = self.alive > 0;
-            self.alive = self.alive.saturating_sub(1);
-            yes
-        }
-        fn last_stderr(&self) -> Option<String> {
-            Some("fake: gone".into())
-        }
-    }
-
-    /// Hands out canned results and remembers what it was asked to run.
-    #[derive(Default)]
-    struct Recorded {
-        answers: VecDeque<Result<Output, Failure>>,
-        argvs: Vec<Vec<String>>,
-    }
-
-    impl Launch for Recorded {
-        fn launch(
-            &mut self,
-            argv: &[String],
-            _limit: Duration,
-            tick: &mut dyn FnMut(),
-        ) -> Result<Output, Failure> {
-            tick();
-            self.argvs.push(argv.to_vec());
-            self.answers
-                .pop_front()
-                .unwrap_or_else(|| Err(Failure::Other(anyhow::anyhow!("no more answers"))))
-        }
-    }
-
-    fn exited(code: i32, stdout: &str, stderr: &str) -> Result<Output, Failure> {
-        Ok(Output {
-            stdout: stdout.into(),
-            stderr: stderr.into(),
-            status: ExitStatus::from_raw(code << 8),
-            started: std::time::Instant::now(),
-            elapsed: Duration::from_secs(1),
-            usage: None,
-        })
-    }
-
-    /// loadgen's report of a real 50-connection keep-alive run.
-    fn report() -> String {
-        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../bench-tools/tests/data/loadgen-c50-keepalive.json");
-        std::fs::read_to_string(p).unwrap()
-    }
 
     fn step(mode: Mode) -> Step {
         Step {
@@ -934,10 +928,7 @@ mod tests {
     #[test]
     fn a_good_step_warms_up_then_measures_and_samples() {
         let s = step(Mode::KeepAlive);
-        let mut server = Fake {
-            alive: 2,
-            pid: Some(std::process::id() as i32),
-        };
+        let mut server = Fake::new(2, Some(std::process::id() as i32));
         let answers = vec![exited(0, "", ""), exited(0, &report(), "")];
         let (got, r, launch) = once(&s, answers, Some(&mut server), None);
         assert_eq!(got.unwrap(), Vec::<String>::new());
@@ -1004,10 +995,7 @@ mod tests {
 
         // No connections: the probe alone, no warm-up; its run is the step's and the probe's.
         s.connections = 0;
-        let mut server = Fake {
-            alive: 2,
-            pid: Some(std::process::id() as i32),
-        };
+        let mut server = Fake::new(2, Some(std::process::id() as i32));
         let (got, r, launch) = once(&s, vec![exited(0, &report(), "")], Some(&mut server), None);
         assert_eq!(got.unwrap(), Vec::<String>::new());
         assert_eq!(launch.argvs.len(), 1);
@@ -1128,10 +1116,7 @@ mod tests {
     #[test]
     fn a_server_gone_before_the_step_runs_nothing() {
         let s = step(Mode::KeepAlive);
-        let mut server = Fake {
-            alive: 0,
-            pid: None,
-        };
+        let mut server = Fake::new(0, None);
         let (got, r, launch) = once(&s, vec![], Some(&mut server), None);
         let problems = got.unwrap();
         assert_eq!(
@@ -1145,10 +1130,7 @@ mod tests {
     #[test]
     fn a_server_gone_during_the_step_keeps_the_run_but_voids_it() {
         let s = step(Mode::KeepAlive);
-        let mut server = Fake {
-            alive: 1,
-            pid: None,
-        };
+        let mut server = Fake::new(1, None);
         let answers = vec![exited(0, "", ""), exited(0, &report(), "")];
         let (got, r, _) = once(&s, answers, Some(&mut server), None);
         assert_eq!(
@@ -1340,10 +1322,7 @@ mod tests {
     fn a_step_waits_for_the_server_to_finish_the_last_ones_work() {
         // Busy for about 2 s (a whole second or two, by the clock's seconds), then idle.
         let spin = Spinner::start(2);
-        let mut server = Fake {
-            alive: 1,
-            pid: Some(spin.0.id() as i32),
-        };
+        let mut server = Fake::new(1, Some(spin.0.id() as i32));
         let subject = Subject::new(SocketAddr::from(([127, 0, 0, 1], 9)), Some(&mut server));
         let t0 = std::time::Instant::now();
         let note = settle(SETTLE_LIMIT, &subject, &mut Progress::new(), "x")
@@ -1370,10 +1349,7 @@ mod tests {
     #[test]
     fn a_server_that_never_settles_is_said_to_share_the_step_with_its_backlog() {
         let spin = Spinner::start(30);
-        let mut server = Fake {
-            alive: 1,
-            pid: Some(spin.0.id() as i32),
-        };
+        let mut server = Fake::new(1, Some(spin.0.id() as i32));
         let subject = Subject::new(SocketAddr::from(([127, 0, 0, 1], 9)), Some(&mut server));
         let t0 = std::time::Instant::now();
         let note = settle(Duration::from_secs(1), &subject, &mut Progress::new(), "x")
