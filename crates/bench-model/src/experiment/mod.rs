@@ -200,6 +200,19 @@ pub enum Quantity {
     KeptUp,
 }
 
+impl Quantity {
+    /// What it is, in a few words (`requests/s`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Quantity::RequestsPerS => "requests/s",
+            Quantity::CpuUsPerRequest => "CPU µs/request",
+            Quantity::P99Ms => "p99",
+            Quantity::ProbeP99Ms => "the probe's p99",
+            Quantity::KeptUp => "the rate kept up with",
+        }
+    }
+}
+
 /// Where a [`Finding`] reads: `server` at `(endpoint, pick)`.
 const fn side(server: &'static str, endpoint: &'static str, pick: Pick) -> Side {
     Side {

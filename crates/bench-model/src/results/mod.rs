@@ -26,6 +26,12 @@ pub mod provenance;
 pub mod timestamp;
 pub mod tools;
 
+pub use crate::stats::Interval;
+
+/// The name of the C ceiling in `servers.toml`: the loopback's yardstick, measured in every
+/// round of the experiments whose load it can answer, which every server's figures are also
+/// divided by (the ratio carries across runs and days; the figure itself does not).
+pub const CEILING: &str = "ceiling";
 pub use provenance::{Git, Header, Machine};
 use timestamp::{compact_stamp, utc_now};
 
@@ -61,8 +67,13 @@ pub struct Results {
     pub tool: String,
     /// Whether the shortened (`--quick`) steps were run.
     pub quick: bool,
-    /// Repeats per step.
+    /// Repeats per step: the rounds of the run (every server measured once per step in each
+    /// round, in a fresh random order; see `seed`).
     pub repeat: u32,
+    /// The seed of the order in which each round visited the servers (`bench run --seed`
+    /// replays it); `None` in files from before rounds, whose repeats ran the servers in turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
     /// `http://HOST:PORT` when a remote server was driven; `None` for servers started here.
     pub target: Option<String>,
     /// The CPUs the servers and the load tool were pinned to; `None` when not pinned.
@@ -209,6 +220,11 @@ pub struct StepResult {
     pub median: Option<Run>,
     /// The [`spread`] of `repeats`; `None` without repeats.
     pub spread: Option<Spread>,
+    /// The 95 % confidence intervals of the medians of the repeats' main figures
+    /// ([`stats::median_interval`](crate::stats::median_interval)); `None` with fewer than two
+    /// repeats (and in files from before intervals).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intervals: Option<Intervals>,
     /// A rung of a ladder of offered rates (E7) where the server could not keep up, and why
     /// (`achieved 61,204 of 80,000 requests/s (77 %, under 95 %)`): its saturation, after
     /// which its ladder on this endpoint stopped. `None` for a rung it kept up with, for a
@@ -219,10 +235,72 @@ pub struct StepResult {
 }
 
 impl StepResult {
-    /// Sets `median` and `spread` from `repeats`.
+    /// Sets `median`, `spread` and `intervals` from `repeats`.
     pub fn finish(&mut self) {
         self.median = median(&self.repeats);
         self.spread = spread(&self.repeats);
+        self.intervals = Intervals::of(&self.repeats);
+    }
+
+    /// The repeat measured in `round` (1-based), when there is one.
+    pub fn in_round(&self, round: u32) -> Option<&Run> {
+        self.repeats.iter().find(|r| r.round == Some(round))
+    }
+
+    /// A paired comparison: `figure` of this step over `figure` of `other` in each round
+    /// both measured, the median of those ratios and its 95 % interval
+    /// ([`stats::ratio_interval`](crate::stats::ratio_interval)). `None` when fewer than two
+    /// rounds pair up (a run without rounds among them).
+    pub fn paired_ratio(
+        &self,
+        other: &StepResult,
+        figure: impl Fn(&Run) -> Option<f64>,
+    ) -> Option<(f64, Interval)> {
+        let pairs: Vec<(Option<f64>, Option<f64>)> = self
+            .repeats
+            .iter()
+            .filter_map(|a| {
+                let b = other.in_round(a.round?)?;
+                Some((figure(a), figure(b)))
+            })
+            .collect();
+        let (mid, i) = crate::stats::ratio_interval(&pairs, crate::stats::LEVEL)?;
+        (i.n >= 2).then_some((mid, i))
+    }
+}
+
+/// The confidence intervals of a step's medians over its repeats (its rounds).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Intervals {
+    /// Of the median requests/s.
+    pub requests_per_s: Option<Interval>,
+    /// Of the median server CPU µs per request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_us_per_request: Option<Interval>,
+    /// Of the median p99 latency, µs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_us: Option<Interval>,
+}
+
+impl Intervals {
+    /// The intervals of `runs`' figures at [`LEVEL`](crate::stats::LEVEL); `None` for fewer
+    /// than two runs.
+    pub fn of(runs: &[Run]) -> Option<Intervals> {
+        if runs.len() < 2 {
+            return None;
+        }
+        let of = |get: &dyn Fn(&Run) -> Option<f64>| {
+            let v: Vec<f64> = runs.iter().filter_map(get).collect();
+            (v.len() >= 2)
+                .then(|| crate::stats::median_interval(v, crate::stats::LEVEL))
+                .flatten()
+        };
+        Some(Intervals {
+            requests_per_s: of(&|r| Some(r.requests_per_s)),
+            cpu_us_per_request: of(&|r| r.cpu_us_per_request),
+            p99_us: of(&|r| r.latency_us.p99.map(|v| v as f64)),
+        })
     }
 }
 
@@ -301,6 +379,11 @@ pub struct Run {
     /// Disturbed attempts of this repeat measured and set aside before this one (`--retries`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub discarded: u32,
+    /// The round of the run this repeat was measured in (1-based): a paired comparison sets
+    /// it beside the other servers' repeats of the same round. `None` in a step's `median`
+    /// and in files from before rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<u32>,
     /// For a count-bounded step: how many times the count was run back to back to fill the
     /// step's least length (the figures are over all of them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -563,6 +646,7 @@ pub fn median(runs: &[Run]) -> Option<Run> {
         disturbed: runs.iter().any(|r| r.disturbed),
         disturbed_reason: runs.iter().find_map(|r| r.disturbed_reason.clone()),
         discarded: runs.iter().map(|r| r.discarded).sum(),
+        round: None,
         rounds: ou(|r| r.rounds.map(u64::from)).map(|n| n as u32),
         unmeasured: runs.iter().find_map(|r| r.unmeasured.clone()),
         windows: runs.iter().find_map(|r| r.windows),
@@ -801,6 +885,27 @@ impl Results {
         }
     }
 
+    /// The C ceiling's valid result of the step `(endpoint, step)`, when the run measured it.
+    pub fn ceiling_step(&self, endpoint: &str, step: &str) -> Option<&StepResult> {
+        self.servers
+            .iter()
+            .find(|s| s.name == CEILING)?
+            .steps
+            .iter()
+            .find(|c| c.endpoint == endpoint && c.step == step && c.valid)
+    }
+
+    /// `figure` of `st` over the ceiling's in the same round: the median of the rounds' ratios
+    /// and its interval ([`StepResult::paired_ratio`]); `None` without the ceiling, or without
+    /// two rounds that pair up.
+    pub fn to_ceiling(
+        &self,
+        st: &StepResult,
+        figure: impl Fn(&Run) -> Option<f64>,
+    ) -> Option<(f64, Interval)> {
+        st.paired_ratio(self.ceiling_step(&st.endpoint, &st.step)?, figure)
+    }
+
     /// Every step of every server, with its server, in order.
     pub fn steps(&self) -> impl Iterator<Item = (&ServerResult, &StepResult)> {
         self.servers
@@ -1008,6 +1113,7 @@ mod tests {
             repeats: vec![run(3000.0, Some(7), Some(5)), run(1000.0, None, None)],
             median: None,
             spread: None,
+            intervals: None,
             saturation: None,
         };
         step.finish();
@@ -1038,6 +1144,7 @@ mod tests {
             tool: "wrk".into(),
             quick: true,
             repeat: 2,
+            seed: None,
             target: None,
             pinning: Some(Pinning {
                 server_cpus: vec![0],
