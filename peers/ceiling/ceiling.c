@@ -1,11 +1,13 @@
 /*
- * ceiling: the most this machine's loopback carries for `GET /`.
+ * ceiling: the most this machine's loopback carries for `GET /`, `/hello` and `/api/hello`.
  *
- * A minimal single-threaded epoll server that writes one constant prebuilt response (the
- * contract's 1,024-byte `/` answer, with a fixed Date) per request head it sees, without
- * parsing anything but the CRLF CRLF that ends a head. It is not a conforming server; it
- * is the yardstick every table compares against ("how far is each server from the
- * ceiling").
+ * A minimal single-threaded epoll server that writes one constant prebuilt response per
+ * request head it sees: the contract's bytes for the head's path (`/hello`: `Hello, World`;
+ * `/api/hello`: `{"message":"Hello World"}`; any other path: the 1,024-byte `/` answer), each
+ * with a fixed Date. It reads nothing of a head but its path (the bytes between the request
+ * line's first space and the next space or `?`) and the CRLF CRLF that ends it. It is not a
+ * conforming server; it is the yardstick every table compares against ("how far is each
+ * server from the ceiling").
  *
  * Build: cc -O2 -o ceiling ceiling.c
  * Run:   ./ceiling 127.0.0.1 8080     (port 0 picks one; prints "listening on http://HOST:PORT")
@@ -27,32 +29,69 @@
 #define BODY_LEN 1024
 #define MAX_EVENTS 512
 #define MAX_FD 65536
-#define BATCH 64
+/* The start of a head that is kept to read its path: "GET /api/hello?" fits. */
+#define LINE 32
+#define OUT (256 * 1024)
 
-static const char HEAD[] = "HTTP/1.1 200 OK\r\n"
-                           "content-type: text/plain; charset=utf-8\r\n"
-                           "content-length: 1024\r\n"
-                           "date: Sun, 29 Nov 2026 00:00:00 GMT\r\n\r\n";
-static char *batch;   /* BATCH copies of the response */
-static size_t one_len;
-/* Per fd: how many bytes of "\r\n\r\n" the previous read ended with. */
+#define DATE "date: Sun, 29 Nov 2026 00:00:00 GMT\r\n\r\n"
+static const char ROOT_HEAD[] = "HTTP/1.1 200 OK\r\n"
+                                "content-type: text/plain; charset=utf-8\r\n"
+                                "content-length: 1024\r\n" DATE;
+static const char HELLO[] = "HTTP/1.1 200 OK\r\n"
+                            "content-type: text/plain; charset=utf-8\r\n"
+                            "content-length: 12\r\n" DATE "Hello, World";
+static const char API_HELLO[] = "HTTP/1.1 200 OK\r\n"
+                                "content-type: application/json\r\n"
+                                "content-length: 25\r\n" DATE "{\"message\":\"Hello World\"}";
+/* The answers, by path: 0 `/` (and any other), 1 `/hello`, 2 `/api/hello`. */
+static char *answer[3];
+static size_t answer_len[3];
+/* Per fd: how many bytes of "\r\n\r\n" the previous read ended with, and the start of the
+ * head being read. */
 static unsigned char matched[MAX_FD];
+static unsigned char line_len[MAX_FD];
+static char line[MAX_FD][LINE];
 
 static void on_term(int sig) { (void)sig; _exit(0); }
 
-static int count_heads(int fd, const char *buf, ssize_t n) {
+/* Which answer the head that starts with `l` (`n` bytes kept) gets. */
+static int pick(const char *l, unsigned n) {
+    const char *sp = memchr(l, ' ', n);
+    if (!sp) return 0;
+    const char *path = sp + 1;
+    size_t left = n - (size_t)(path - l), len = 0;
+    while (len < left && path[len] != ' ' && path[len] != '?') len++;
+    if (len == 6 && memcmp(path, "/hello", 6) == 0) return 1;
+    if (len == 10 && memcmp(path, "/api/hello", 10) == 0) return 2;
+    return 0;
+}
+
+/* Appends to `out` (holding `*len` bytes) the answer of every head that ends in `buf`,
+ * writing `out` to `fd` whenever the next answer would not fit. Returns -1 when a write
+ * failed. */
+static int answer_heads(int fd, const char *buf, ssize_t n, char *out, size_t *len) {
     static const char END[] = "\r\n\r\n";
-    int heads = 0;
     unsigned m = matched[fd];
     for (ssize_t i = 0; i < n; i++) {
+        if (line_len[fd] < LINE) line[fd][line_len[fd]++] = buf[i];
         if (buf[i] == END[m]) {
-            if (++m == 4) { heads++; m = 0; }
+            if (++m < 4) continue;
+            m = 0;
+            int a = pick(line[fd], line_len[fd]);
+            line_len[fd] = 0;
+            if (*len + answer_len[a] > OUT) {
+                /* A short write on loopback at these sizes is rare; the yardstick ignores it. */
+                if (write(fd, out, *len) < 0) return -1;
+                *len = 0;
+            }
+            memcpy(out + *len, answer[a], answer_len[a]);
+            *len += answer_len[a];
         } else {
             m = (buf[i] == '\r') ? 1 : 0;
         }
     }
     matched[fd] = (unsigned char)m;
-    return heads;
+    return 0;
 }
 
 int main(int argc, char **argv) {
@@ -64,12 +103,15 @@ int main(int argc, char **argv) {
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0) { rl.rlim_cur = rl.rlim_max; setrlimit(RLIMIT_NOFILE, &rl); }
 
-    one_len = sizeof(HEAD) - 1 + BODY_LEN;
-    batch = malloc(one_len * BATCH);
-    for (int i = 0; i < BATCH; i++) {
-        memcpy(batch + i * one_len, HEAD, sizeof(HEAD) - 1);
-        memset(batch + i * one_len + sizeof(HEAD) - 1, '.', BODY_LEN);
-    }
+    answer_len[0] = sizeof(ROOT_HEAD) - 1 + BODY_LEN;
+    answer[0] = malloc(answer_len[0]);
+    memcpy(answer[0], ROOT_HEAD, sizeof(ROOT_HEAD) - 1);
+    memset(answer[0] + sizeof(ROOT_HEAD) - 1, '.', BODY_LEN);
+    answer[1] = (char *)HELLO;
+    answer_len[1] = sizeof(HELLO) - 1;
+    answer[2] = (char *)API_HELLO;
+    answer_len[2] = sizeof(API_HELLO) - 1;
+    static char out[OUT];
 
     int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
     int one = 1;
@@ -98,6 +140,7 @@ int main(int argc, char **argv) {
                     if (c >= MAX_FD) { close(c); continue; }
                     setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
                     matched[c] = 0;
+                    line_len[c] = 0;
                     struct epoll_event ce = {.events = EPOLLIN, .data.fd = c};
                     epoll_ctl(ep, EPOLL_CTL_ADD, c, &ce);
                 }
@@ -109,12 +152,9 @@ int main(int argc, char **argv) {
                 close(fd);
                 continue;
             }
-            int heads = count_heads(fd, buf, r);
-            while (heads > 0) {
-                int k = heads < BATCH ? heads : BATCH;
-                /* A short write on loopback at these sizes is rare; the yardstick ignores it. */
-                if (write(fd, batch, one_len * (size_t)k) < 0) break;
-                heads -= k;
+            size_t len = 0;
+            if (answer_heads(fd, buf, r, out, &len) == 0 && len > 0) {
+                if (write(fd, out, len) < 0) continue;
             }
         }
     }
