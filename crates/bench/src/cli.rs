@@ -28,6 +28,9 @@ pub enum Cmd {
     Run(RunArgs),
     /// Markdown tables and SVG charts beside results files, or (--html) one page of them all
     Report(ReportArgs),
+    /// What moved between two runs (two results files, or two published folders): each
+    /// server's figures and each finding, judged by the runs' 95 % intervals
+    Compare(CompareRunsArgs),
     /// Instructions per request of each server under callgrind (noise-free), per endpoint and
     /// mode; or check / write the committed baseline of server-prebuilt
     Instructions(InstructionsArgs),
@@ -212,9 +215,16 @@ pub struct RunArgs {
     /// 1000,5000,10000,20000,40000,80000,120000,160000; with --quick 1000,10000,40000,120000)
     #[arg(long, value_name = "R,…", value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub rates: Vec<u64>,
-    /// Repeats per step (default: the article's, 3 for E1 and E2, else 1)
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
-    pub repeat: Option<u32>,
+    /// Rounds: each measures every server once per step, the servers of each step in a
+    /// fresh random order, each on a fresh server process; every figure is the median over
+    /// the rounds, with its 95 % interval (default: the article's repeats, 3 for E1 and E2,
+    /// else 1)
+    #[arg(long, visible_alias = "repeat", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub rounds: Option<u32>,
+    /// The seed of the rounds' random order (default: a fresh one; the results record it, so
+    /// that a run's order can be replayed)
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
     /// Shorten every step (2 s, request counts / 10) for tests and smoke runs
     #[arg(long)]
     pub quick: bool,
@@ -279,6 +289,27 @@ pub struct ReportArgs {
     /// (a directory stands for its results files); nothing else is written
     #[arg(long, value_name = "README.md", conflicts_with = "html")]
     pub readme: Option<PathBuf>,
+}
+
+/// `bench compare`.
+#[derive(Args, Debug)]
+pub struct CompareRunsArgs {
+    /// The older results: a `bench run` results file, or a folder (the newest file of each
+    /// experiment in it: a published docs/results)
+    #[arg(value_name = "OLD")]
+    pub old: PathBuf,
+    /// The newer results, as OLD
+    #[arg(value_name = "NEW")]
+    pub new: PathBuf,
+    /// Print every figure compared, not only those that moved
+    #[arg(long)]
+    pub all: bool,
+    /// Also write the whole comparison as markdown to this file
+    #[arg(long, value_name = "FILE.md")]
+    pub markdown: Option<PathBuf>,
+    /// Exit with status 1 when a figure moved beyond the intervals (a regression gate)
+    #[arg(long)]
+    pub fail_on_change: bool,
 }
 
 /// `bench tools`.

@@ -113,7 +113,7 @@ impl Plan {
             }
             steps.retain(|s| args.steps.contains(&s.id));
         }
-        let repeat = args.repeat.unwrap_or(exp.repeat);
+        let repeat = args.rounds.unwrap_or(exp.repeat);
         let loadgen = env.binary("loadgen");
         refuse_unless_applicable(tool, &steps, &loadgen, "; use --tool builtin")?;
         let manifest = env.manifest()?;
@@ -138,12 +138,13 @@ impl Plan {
             }
             None => {
                 let by_default = args.servers.is_empty();
-                Subjects::Local(
+                let mut chosen: Vec<(Server, Vec<Step>)> =
                     choose(env, &manifest, args, exp, &steps)?
                         .into_iter()
                         .map(|s| (s.clone(), runs(exp, s, &steps, by_default)))
-                        .collect(),
-                )
+                        .collect();
+                label_copies(&mut chosen);
+                Subjects::Local(chosen)
             }
         };
         Ok(Plan {
@@ -155,6 +156,20 @@ impl Plan {
             loadgen,
             subjects,
         })
+    }
+}
+
+/// A server named more than once (an A/A check: `--servers server-hyper,server-hyper`) runs as
+/// that many copies, each measured on its own in every round: the second is `NAME#2`, the
+/// third `NAME#3`, and so on; the first keeps its name.
+pub fn label_copies(chosen: &mut [(Server, Vec<Step>)]) {
+    let mut seen: Vec<String> = Vec::new();
+    for (s, _) in chosen.iter_mut() {
+        let n = seen.iter().filter(|n| **n == s.name).count();
+        seen.push(s.name.clone());
+        if n > 0 {
+            s.name = format!("{}#{}", s.name, n + 1);
+        }
     }
 }
 
@@ -245,9 +260,7 @@ fn choose<'m>(
             if let Availability::Missing(why) = server::availability(s, env) {
                 bail!("{name} cannot run here: {why}");
             }
-            if out.iter().any(|o: &&Server| o.name == s.name) {
-                bail!("{name} is named twice in --servers");
-            }
+            // Named again: a copy, for an A/A check (`label_copies`).
             out.push(s);
         }
     }

@@ -828,7 +828,7 @@ fn bad_input_is_one_line_and_a_failure() {
         "wrk is not installed",
     );
     // A bad flag: clap's error, still one line (exit 2).
-    fails_with(&["run", "e3", "--repeat", "0"], &[], "--repeat");
+    fails_with(&["run", "e3", "--repeat", "0"], &[], "--rounds");
 
     // A port in use: the server cannot bind it and says so; bench reports that in one line.
     let taken = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -1954,4 +1954,71 @@ fn publish_quick_keeps_what_finished_on_ctrl_c_and_resumes() {
         assert!(page.contains(id), "no {id} on the page");
     }
     fs::remove_dir_all(&dir).ok();
+}
+
+/// An A/A check: server-prebuilt named twice (the copy is `server-prebuilt#2`), E3's `c100`
+/// steps (`/` and `/my/ip`), 12 rounds of 1 s. The two copies are the same binary, each cell
+/// on a fresh process and the copies in a random order each round, so the rounds' ratios of
+/// their requests/s are as likely above 1.00 as below, whatever the machine does: all 12 on
+/// one side happens with probability 2 / 2¹² for one step, under 1 in 1,000 for the two.
+/// So the [min, max] of the 12 ratios (the median's 99.9 % interval) must hold 1.00: a
+/// correct harness fails this less than once in 1,000 runs, and one that favoured a copy
+/// (always measured first, or on a warmed process) fails it.
+#[test]
+fn an_aa_pair_shows_no_difference_at_the_runs_precision() {
+    let _lock = heavy();
+    let args = [
+        "run",
+        "e3",
+        "--steps",
+        "c100",
+        "--length",
+        "1s",
+        "--rounds",
+        "12",
+        "--seed",
+        "20261202",
+        "--servers",
+        "server-prebuilt,server-prebuilt",
+    ];
+    let run = run_ok("aa", &args, Duration::from_secs(600));
+    let r = load_checked(&run.file).unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<&str> = r.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["server-prebuilt", "server-prebuilt#2"]);
+    assert_eq!((r.repeat, r.seed), (12, Some(20261202)));
+    let (a, b) = (&r.servers[0], &r.servers[1]);
+    assert_eq!(a.steps.len(), 2);
+    for sa in &a.steps {
+        let sb = b
+            .steps
+            .iter()
+            .find(|x| x.endpoint == sa.endpoint && x.step == sa.step)
+            .unwrap();
+        let at = format!("{} {}", sa.endpoint, sa.step);
+        assert!(sa.valid && sb.valid, "{at}");
+        let rounds: Vec<Option<u32>> = sa.repeats.iter().map(|x| x.round).collect();
+        assert_eq!(rounds, (1..=12).map(Some).collect::<Vec<_>>(), "{at}");
+        let ratios: Vec<f64> = sa
+            .repeats
+            .iter()
+            .map(|x| x.requests_per_s / sb.in_round(x.round.unwrap()).unwrap().requests_per_s)
+            .collect();
+        let i = bench_model::stats::median_interval(ratios.clone(), 0.999).unwrap();
+        assert!(i.confidence >= 0.999 && i.n == 12, "{at}: {i:?}");
+        assert!(
+            i.holds(1.0),
+            "{at}: two copies of one server differ at 99.9 %: {i:?} from {ratios:?}"
+        );
+        // The step's own 95 % interval and the paired ratio are in the file and the report.
+        assert!(
+            sa.intervals.and_then(|iv| iv.requests_per_s).is_some(),
+            "{at}"
+        );
+        let (mid, p) = sa.paired_ratio(sb, |x| Some(x.requests_per_s)).unwrap();
+        println!(
+            "{at}: A/A ratio {mid:.3} (95 % CI {:.3}–{:.3}, {} rounds)",
+            p.low, p.high, p.n
+        );
+    }
+    fs::remove_dir_all(&run.dir).ok();
 }

@@ -2,11 +2,15 @@
 //! `bench.results/1`).
 //!
 //! In order: the plan (input checked, servers chosen; [`crate::plan`]), the build (`cargo
-//! build --release -p <servers> -p loadgen`), the CPU split, then for each repeat and each
-//! server: start it (pinned to the server CPUs), run every step it serves through
-//! [`step::run`] (warm-up, measured run, sampling), stop it. Repeats restart the servers,
-//! alternating them, so that a slow phase of the machine does not fall on one server only.
-//! A signal or an error unwinds through the guards, which stop everything started.
+//! build --release -p <servers> -p loadgen`), the preflight and the CPU split, then the
+//! rounds (randomized multiple interleaved trials, as Abedi and Brecht measured them on cloud
+//! machines): each round measures every (server, step) cell once, step after step, the
+//! servers of each step in a fresh random order (its seed recorded; `--seed` replays it),
+//! each cell on a server process of its own (started pinned to the server CPUs, stopped after
+//! the step), so that no cell inherits another's state and a slow phase of the machine falls
+//! on every server alike. Each repeat of a step records its round, so that two servers can be
+//! compared round by round. A signal or an error unwinds through the guards, which stop
+//! everything started.
 //!
 //! The results file is written after every finished step (atomically: [`Results::save`]),
 //! with `"complete": false` and the progress in `incomplete_reason` until the run ends, so a
@@ -15,7 +19,8 @@
 //! stopped the run.
 //!
 //! With `--target URL` the same steps drive a server that is already running: nothing is
-//! built but the built-in generator, nothing is pinned or sampled, and the JSON says so.
+//! built but the built-in generator, nothing is pinned or sampled, every round uses the same
+//! process, and the JSON says so.
 
 use bench_model::results::Header;
 use std::path::{Path, PathBuf};
@@ -184,6 +189,7 @@ pub fn run(env: &Env, args: &RunArgs, command: Vec<String>) -> anyhow::Result<Ou
         notes: Vec::new(),
         retries: args.start.retries,
         settle: step::SETTLE_LIMIT,
+        seed: args.seed.unwrap_or_else(|| fastrand::u64(..)),
     };
     match &plan.subjects {
         Subjects::Local(servers) => run.local(args, command, servers),
@@ -200,6 +206,8 @@ struct Run<'p> {
     retries: u32,
     /// The most a step waits for the server to go idle ([`step::SETTLE_LIMIT`]).
     settle: std::time::Duration,
+    /// The seed of the rounds' order (`--seed`, or a fresh one), recorded in the results.
+    seed: u64,
 }
 
 impl Run<'_> {
@@ -220,10 +228,10 @@ impl Run<'_> {
             (false, _, None) => "default lengths".to_string(),
         };
         let mut notes = vec![format!(
-            "the article's load: {}; here: {} ({} repeat(s), {lengths})",
+            "the article's load: {}; here: {} ({} round(s), {lengths})",
             p.exp.article_load,
             p.tool.name(),
-            args.repeat.unwrap_or(p.exp.repeat),
+            p.repeat,
         )];
         match &p.exp.ladder {
             Some(l) => {
@@ -279,6 +287,7 @@ impl Run<'_> {
             tool: p.tool.name().to_string(),
             quick: p.quick,
             repeat: p.repeat,
+            seed: None,
             target: None,
             pinning: None,
             workers: args.start.workers.map(|w| w as usize),
@@ -317,6 +326,7 @@ impl Run<'_> {
         let cpus = self.pinning(&ready, chosen.iter().map(|(s, _)| s));
         self.notes.push(ready.preflight);
         let mut results = self.results(args, command);
+        results.seed = Some(self.seed);
         results.pinning = cpus.as_ref().map(|c| Pinning {
             server_cpus: c.server.0.clone(),
             load_cpus: c.load.0.clone(),
@@ -381,12 +391,14 @@ impl Run<'_> {
             cpus: load_cpus,
         };
         let tool_cpus = load_cpus.map_or_else(step::cpus_allowed, |c| c.0.len().max(1));
+        let mut rng = fastrand::Rng::with_seed(self.seed);
         let done = self.measure(
             chosen,
             (&mut start, &mut spawn, tool_cpus),
             &mut results,
             &mut ckpt,
             &mut progress,
+            &mut rng,
         );
         progress.finish();
         match done {
@@ -395,10 +407,13 @@ impl Run<'_> {
         }
     }
 
-    /// The run's loop: for each repeat, each server in turn is started (by `servers`), runs
-    /// every step it serves (its tool launched by `launch` with `tool_cpus` CPUs), and is
-    /// stopped; the results are written after every step. Returns the problems that
-    /// invalidated steps without stopping the run; a signal or an error stops it.
+    /// The run's loop, in rounds: each round measures every (server, step) cell once, step
+    /// by step, the servers of each step in a fresh random order drawn from `rng` (whose seed
+    /// the results record); each cell gets a server process of its own, started by `servers`
+    /// and stopped after the step, so that no cell inherits another's state (a server that
+    /// died in one cell is simply started again for the next). The tool is launched by
+    /// `launch` with `tool_cpus` CPUs; the results are written after every cell. Returns the
+    /// problems that invalidated steps without stopping the run; a signal or an error stops it.
     fn measure(
         &self,
         chosen: &[(Server, Vec<Step>)],
@@ -406,35 +421,73 @@ impl Run<'_> {
         results: &mut Results,
         ckpt: &mut Checkpoint,
         progress: &mut Progress,
+        rng: &mut fastrand::Rng,
     ) -> anyhow::Result<Vec<String>> {
         let p = self.plan;
         let mut problems = Vec::new();
-        for r in 1..=p.repeat {
-            for (i, (s, steps)) in chosen.iter().enumerate() {
-                signals::check()?;
-                let label = format!("{} r{r}/{}", s.name, p.repeat);
-                progress.phase(format!("{label}: starting"), None);
-                let mut running = servers.start(s)?;
-                results.servers[i].command = running.command();
-                let addr = running.addr();
-                if r == 1 && p.exp.verify_first {
-                    // TechEmpower verifies every response before any load.
-                    results.servers[i].verified = crate::step::answer::before_load(s, addr, steps);
-                }
-                let failed = self.steps(
-                    Subject::new(addr, Some(running.watch())),
-                    steps,
-                    (&mut *results, i),
-                    ckpt,
-                    (&mut *launch, tool_cpus),
-                    progress,
-                    &label,
-                )?;
-                problems.extend(failed.into_iter().map(|f| format!("{}: {f}", s.name)));
-                progress.phase(format!("{label}: stopping"), None);
-                let left = running.stop();
-                if !left.is_empty() {
-                    bail!("{} left processes behind after stopping: {left:?}", s.name);
+        let mut verified = vec![false; chosen.len()];
+        for round in 1..=p.repeat {
+            // The endpoints whose ladder of offered rates stopped, per server, this round.
+            let mut stopped: Vec<Vec<&str>> = vec![Vec::new(); chosen.len()];
+            for (k, step) in p.steps.iter().enumerate() {
+                let mut order: Vec<usize> = (0..chosen.len())
+                    .filter(|&i| chosen[i].1.iter().any(|s| same_step(s, step)))
+                    .collect();
+                rng.shuffle(&mut order);
+                for i in order {
+                    signals::check()?;
+                    let (s, steps) = &chosen[i];
+                    // A rung above where its ladder stopped, this round or an earlier one
+                    // (whose rungs above no round ran left the results), is not run.
+                    if stopped[i].contains(&step.endpoint.as_str())
+                        || !results.servers[i]
+                            .steps
+                            .iter()
+                            .any(|r| same_result(r, step))
+                    {
+                        ckpt.skip();
+                        continue;
+                    }
+                    let label = format!("{} round {round}/{}", s.name, p.repeat);
+                    progress.phase(format!("{label}: starting"), None);
+                    let mut running = servers.start(s)?;
+                    results.servers[i].command = running.command();
+                    let addr = running.addr();
+                    if p.exp.verify_first && !verified[i] {
+                        // TechEmpower verifies every response before any load.
+                        results.servers[i].verified =
+                            crate::step::answer::before_load(s, addr, steps);
+                        verified[i] = true;
+                    }
+                    let what = format!(
+                        "{label}: {} {} ({}/{})",
+                        step.endpoint,
+                        step.id,
+                        k + 1,
+                        p.steps.len()
+                    );
+                    let cell = self.cell(
+                        Subject::new(addr, Some(running.watch())),
+                        step,
+                        (&mut *results, i, round),
+                        (&mut *launch, tool_cpus),
+                        progress,
+                        &what,
+                    )?;
+                    problems.extend(
+                        cell.problems
+                            .into_iter()
+                            .map(|f| format!("{}: {f}", s.name)),
+                    );
+                    if cell.stopped {
+                        stopped[i].push(&step.endpoint);
+                    }
+                    progress.phase(format!("{label}: stopping"), None);
+                    let left = running.stop();
+                    if !left.is_empty() {
+                        bail!("{} left processes behind after stopping: {left:?}", s.name);
+                    }
+                    ckpt.step_done(results)?;
                 }
             }
         }
@@ -487,7 +540,7 @@ impl Run<'_> {
         self.build(&[])?;
         self.notes.push(session::preflight(args.start.allow_busy)?);
         self.notes.push(format!(
-            "remote target {base}: not started by the harness, so no build, no pinning and no /proc sampling (RSS and CPU are null)"
+            "remote target {base}: not started by the harness, so no build, no pinning and no /proc sampling (RSS and CPU are null); every round measures the same process, so what one step leaves (caches, a JIT's warm-up, memory) carries over to the next"
         ));
         if server.is_none() {
             self.notes.push(
@@ -523,19 +576,44 @@ impl Run<'_> {
             cwd: &self.env.root,
             cpus: None,
         };
+        // One process for every cell, as it runs: rounds still alternate with nothing, and
+        // what one cell leaves (caches, a JIT's warm-up, memory) carries over to the next.
         let mut all = || -> anyhow::Result<()> {
-            for r in 1..=p.repeat {
-                let label = format!("{base} r{r}/{}", p.repeat);
-                let failed = self.steps(
-                    Subject::new(target.addr, None),
-                    steps,
-                    (&mut results, 0),
-                    &mut ckpt,
-                    (&mut spawn, step::cpus_allowed()),
-                    &mut progress,
-                    &label,
-                )?;
-                problems.extend(failed);
+            for round in 1..=p.repeat {
+                let mut stopped: Vec<&str> = Vec::new();
+                for (k, step) in steps.iter().enumerate() {
+                    signals::check()?;
+                    if stopped.contains(&step.endpoint.as_str())
+                        || !results.servers[0]
+                            .steps
+                            .iter()
+                            .any(|r| same_result(r, step))
+                    {
+                        ckpt.skip();
+                        continue;
+                    }
+                    let what = format!(
+                        "{base} round {round}/{}: {} {} ({}/{})",
+                        p.repeat,
+                        step.endpoint,
+                        step.id,
+                        k + 1,
+                        steps.len()
+                    );
+                    let cell = self.cell(
+                        Subject::new(target.addr, None),
+                        step,
+                        (&mut results, 0, round),
+                        (&mut spawn, step::cpus_allowed()),
+                        &mut progress,
+                        &what,
+                    )?;
+                    problems.extend(cell.problems);
+                    if cell.stopped {
+                        stopped.push(&step.endpoint);
+                    }
+                    ckpt.step_done(&mut results)?;
+                }
             }
             signals::check()?;
             Ok(())
@@ -548,20 +626,19 @@ impl Run<'_> {
         }
     }
 
-    /// Runs every step against one server (`results.servers[server]`), appending one repeat
-    /// to each step result and writing the results after each. Returns the problems that
-    /// invalidated steps without stopping the run.
-    #[allow(clippy::too_many_arguments)]
-    fn steps(
+    /// Measures `step` once against `subject` (the server `results.servers[server]`), as
+    /// round `round`: one more repeat of the step's result. A rung of a ladder that the server
+    /// could not keep up with ends its ladder on that endpoint: the rungs above it that no
+    /// round ran leave the results. The step must be among the server's results.
+    fn cell(
         &self,
         mut subject: Subject<'_>,
-        steps: &[Step],
-        (results, server): (&mut Results, usize),
-        ckpt: &mut Checkpoint,
+        step: &Step,
+        (results, server, round): (&mut Results, usize, u32),
         (launch, tool_cpus): (&mut dyn Launch, usize),
         progress: &mut Progress,
-        label: &str,
-    ) -> anyhow::Result<Vec<String>> {
+        what: &str,
+    ) -> anyhow::Result<Cell> {
         let mut load = Load {
             tool: self.plan.tool,
             loadgen: &self.plan.loadgen,
@@ -571,57 +648,74 @@ impl Run<'_> {
             settle: self.settle,
             launch,
         };
-        let mut problems = Vec::new();
-        let n = steps.len();
-        // The endpoints whose ladder of offered rates stopped in this repeat.
-        let mut stopped: Vec<&str> = Vec::new();
-        for (k, step) in steps.iter().enumerate() {
-            let entry = &mut results.servers[server];
-            let at = entry
+        let entry = &mut results.servers[server];
+        let at = entry
+            .steps
+            .iter()
+            .position(|r| same_result(r, step))
+            .ok_or_else(|| {
+                anyhow::anyhow!("{} has no step {} {}", entry.name, step.endpoint, step.id)
+            })?;
+        let before = entry.steps[at].repeats.len();
+        let problems = step::run(
+            &mut load,
+            &mut subject,
+            step,
+            &mut entry.steps[at],
+            progress,
+            what,
+        )?;
+        for r in &mut entry.steps[at].repeats[before..] {
+            r.round = Some(round);
+        }
+        let mut stopped = false;
+        if step.rate.is_some()
+            && let Some(why) = step::rung(&mut entry.steps[at])
+        {
+            crate::say!(
+                "{}: {} stops at {}: {why}",
+                entry.name,
+                step.endpoint,
+                step.id
+            );
+            stopped = true;
+            // The rungs above it that no round ran leave the results.
+            let rungs: Vec<&str> = self
+                .plan
                 .steps
                 .iter()
-                .position(|r| r.endpoint == step.endpoint && r.step == step.id);
-            // A rung above where the ladder stopped (in this repeat, or an earlier one whose
-            // rungs above were taken out of the results) is not run.
-            let Some(at) = at.filter(|_| !stopped.contains(&step.endpoint.as_str())) else {
-                ckpt.skip();
-                continue;
-            };
-            let what = format!("{label}: {} {} ({}/{n})", step.endpoint, step.id, k + 1);
-            problems.extend(step::run(
-                &mut load,
-                &mut subject,
-                step,
-                &mut entry.steps[at],
-                progress,
-                &what,
-            )?);
-            if step.rate.is_some()
-                && let Some(why) = step::rung(&mut entry.steps[at])
-            {
-                crate::say!(
-                    "{}: {} stops at {}: {why}",
-                    entry.name,
-                    step.endpoint,
-                    step.id
-                );
-                stopped.push(&step.endpoint);
-                // The rungs above it that no repeat ran leave the results.
-                let rungs: Vec<&str> = steps[k + 1..]
-                    .iter()
-                    .filter(|s| s.endpoint == step.endpoint)
-                    .map(|s| s.id.as_str())
-                    .collect();
-                entry.steps.retain(|r| {
-                    r.endpoint != step.endpoint
-                        || !r.repeats.is_empty()
-                        || !rungs.contains(&r.step.as_str())
-                });
-            }
-            ckpt.step_done(results)?;
+                .skip_while(|s| !same_step(s, step))
+                .skip(1)
+                .filter(|s| s.endpoint == step.endpoint)
+                .map(|s| s.id.as_str())
+                .collect();
+            entry.steps.retain(|r| {
+                r.endpoint != step.endpoint
+                    || !r.repeats.is_empty()
+                    || !rungs.contains(&r.step.as_str())
+            });
         }
-        Ok(problems)
+        Ok(Cell { problems, stopped })
     }
+}
+
+/// What one cell (a step on a server, once) came to.
+#[derive(Debug, Default)]
+struct Cell {
+    /// Problems that invalidated it without stopping the run.
+    problems: Vec<String>,
+    /// Whether it ended its ladder of offered rates.
+    stopped: bool,
+}
+
+/// Whether two steps are the same (endpoint and id).
+fn same_step(a: &Step, b: &Step) -> bool {
+    a.endpoint == b.endpoint && a.id == b.id
+}
+
+/// Whether `r` is the result of `step`.
+fn same_result(r: &bench_model::results::StepResult, step: &Step) -> bool {
+    r.endpoint == step.endpoint && r.step == step.id
 }
 
 /// Which runtime flavour `server` ran E4's scenarios on, for the results' notes: `workers`
@@ -870,7 +964,7 @@ mod tests {
             loadgen: PathBuf::from("/x/loadgen"),
             subjects: Subjects::Local(chosen.clone()),
         };
-        let argv = ["bench", "run", "e3", "--quick", "--repeat", "2"];
+        let argv = ["bench", "run", "e3", "--quick", "--rounds", "2"];
         let args = match <crate::cli::Cli as clap::Parser>::try_parse_from(argv)
             .unwrap()
             .command
@@ -890,6 +984,7 @@ mod tests {
         fakes: &mut crate::step::fake::Fakes,
         launch: &mut crate::step::fake::Recorded,
         dir: &Path,
+        seed: u64,
     ) -> (anyhow::Result<Vec<String>>, Results, Checkpoint) {
         let env = Env::new(None);
         let run = Run {
@@ -898,6 +993,7 @@ mod tests {
             notes: Vec::new(),
             retries: 0,
             settle: std::time::Duration::ZERO,
+            seed,
         };
         let mut results = run.results(args, vec!["bench".into(), "run".into()]);
         for (s, steps) in chosen {
@@ -913,6 +1009,7 @@ mod tests {
             &mut results,
             &mut ckpt,
             &mut Progress::new(),
+            &mut fastrand::Rng::with_seed(run.seed),
         );
         (got, results, ckpt)
     }
@@ -926,46 +1023,69 @@ mod tests {
             .collect()
     }
 
+    /// The order in which the loop visits the two servers of each of two steps, two rounds,
+    /// drawn from `seed` as it draws it.
+    fn replayed(seed: u64) -> Vec<usize> {
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let mut visits = Vec::new();
+        for _round in 0..2 {
+            for _step in 0..2 {
+                let mut order = vec![0, 1];
+                rng.shuffle(&mut order);
+                visits.extend(order);
+            }
+        }
+        visits
+    }
+
     #[test]
-    fn the_loop_alternates_the_servers_each_repeat_and_writes_after_every_step() {
+    fn each_round_visits_the_servers_in_the_seeds_order_a_fresh_process_per_cell() {
         let dir = std::env::temp_dir().join(format!("bench-loop-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let (plan, chosen, args) = e3_plan();
+        let seed = 7;
         let mut fakes = crate::step::fake::Fakes {
             alive: usize::MAX,
             ..Default::default()
         };
-        // A warm-up and a measured run per step: 2 servers × 2 steps × 2 repeats.
+        // A warm-up and a measured run per cell: 2 servers × 2 steps × 2 rounds.
         let mut launch = crate::step::fake::Recorded {
             answers: answers(16),
             ..Default::default()
         };
-        let (got, results, ckpt) = measured(&plan, &chosen, &args, &mut fakes, &mut launch, &dir);
+        let (got, results, ckpt) =
+            measured(&plan, &chosen, &args, &mut fakes, &mut launch, &dir, seed);
         assert_eq!(got.unwrap(), Vec::<String>::new());
-        // Each server started, measured and stopped before the next; the next repeat the same.
-        let one = [
-            "start server-prebuilt",
-            "stop server-prebuilt",
-            "start server-hyper",
-            "stop server-hyper",
-        ];
-        assert_eq!(*fakes.log.borrow(), [one, one].concat());
+        // Every cell started its server and stopped it before the next, in the order the
+        // seed gives: the same seed, the same order.
+        let names = ["server-prebuilt", "server-hyper"];
+        let want: Vec<String> = replayed(seed)
+            .into_iter()
+            .flat_map(|i| [format!("start {}", names[i]), format!("stop {}", names[i])])
+            .collect();
+        assert_eq!(*fakes.log.borrow(), want);
+        // And the order is drawn, not fixed: over 20 seeds each server goes first sometimes.
+        let firsts: Vec<usize> = (0..20).map(|seed| replayed(seed)[0]).collect();
+        assert!(firsts.contains(&0) && firsts.contains(&1), "{firsts:?}");
         assert_eq!(launch.argvs.len(), 16);
         assert!(launch.answers.is_empty());
         for s in &results.servers {
             assert_eq!(s.command, ["fake"]);
             for st in &s.steps {
-                assert_eq!(st.repeats.len(), 2, "{} {}", s.name, st.step);
+                let rounds: Vec<Option<u32>> = st.repeats.iter().map(|r| r.round).collect();
+                assert_eq!(rounds, [Some(1), Some(2)], "{} {}", s.name, st.step);
                 assert!(st.valid, "{} {}: {:?}", s.name, st.step, st.invalid_reason);
             }
         }
-        // Every step was written as it finished: the file holds all eight, still running.
+        // Every cell was written as it finished: the file holds all eight, still running,
+        // with the seed that replays the order.
         assert_eq!((ckpt.done, ckpt.total), (8, 8));
         let on_disk = reread(ckpt.path.as_ref().unwrap());
         assert_eq!(
             on_disk.incomplete_reason.as_deref(),
             Some("running: 8 of 8 step runs done")
         );
+        assert_eq!(on_disk.seed, None, "set by `local`, not by the loop");
         assert!(
             on_disk
                 .servers
@@ -976,25 +1096,36 @@ mod tests {
     }
 
     #[test]
-    fn a_server_that_dies_invalidates_its_steps_and_the_run_goes_on() {
+    fn a_server_that_dies_invalidates_its_cell_and_is_started_again_for_the_next() {
         let dir = std::env::temp_dir().join(format!("bench-loop-dies-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let (mut plan, chosen, args) = e3_plan();
         plan.repeat = 1;
-        // Gone at the first question: each step ends invalid, naming the server's last words.
+        // Gone at the first question: each cell ends invalid, naming the server's last words.
         let mut fakes = crate::step::fake::Fakes::default();
         let mut launch = crate::step::fake::Recorded {
             answers: answers(8),
             ..Default::default()
         };
-        let (got, results, ckpt) = measured(&plan, &chosen, &args, &mut fakes, &mut launch, &dir);
+        let (got, results, ckpt) =
+            measured(&plan, &chosen, &args, &mut fakes, &mut launch, &dir, 1);
         let problems = got.unwrap();
-        assert_eq!(fakes.started(), ["server-prebuilt", "server-hyper"]);
+        // Each server started again for its second step.
+        let mut started = fakes.started();
+        started.sort();
+        assert_eq!(
+            started,
+            [
+                "server-hyper",
+                "server-hyper",
+                "server-prebuilt",
+                "server-prebuilt"
+            ]
+        );
         assert_eq!(problems.len(), 4, "{problems:?}");
-        assert!(problems[0].starts_with("server-prebuilt: "), "{problems:?}");
-        assert!(problems[3].starts_with("server-hyper: "), "{problems:?}");
         assert!(
-            problems.iter().all(|p| p.contains("fake: gone")),
+            problems.iter().all(|p| p.contains("fake: gone")
+                && (p.starts_with("server-prebuilt: ") || p.starts_with("server-hyper: "))),
             "{problems:?}"
         );
         assert!(
@@ -1008,10 +1139,12 @@ mod tests {
     }
 
     #[test]
-    fn a_server_that_cannot_start_stops_the_run_and_keeps_the_steps_before_it() {
+    fn a_server_that_cannot_start_stops_the_run_and_keeps_the_cells_before_it() {
         let dir = std::env::temp_dir().join(format!("bench-loop-fail-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let (plan, chosen, args) = e3_plan();
+        // A seed whose first round visits server-prebuilt first.
+        let seed = (0..).find(|&s| replayed(s)[0] == 0).unwrap();
         let mut fakes = crate::step::fake::Fakes {
             alive: usize::MAX,
             fail: Some("server-hyper".into()),
@@ -1022,20 +1155,20 @@ mod tests {
             ..Default::default()
         };
         let (got, mut results, mut ckpt) =
-            measured(&plan, &chosen, &args, &mut fakes, &mut launch, &dir);
+            measured(&plan, &chosen, &args, &mut fakes, &mut launch, &dir, seed);
         let e = got.unwrap_err();
         assert!(
             format!("{e:#}").contains("server-hyper: did not start"),
             "{e:#}"
         );
-        // server-prebuilt's two steps of the first repeat are in the file, and the error
-        // says where it is.
+        // server-prebuilt's first cell is in the file, and the error says where it is.
         let e = ckpt.abandon(&mut results, e);
         let partial = e.downcast_ref::<Partial>().unwrap();
-        assert_eq!((partial.done, partial.total), (2, 8));
+        assert_eq!((partial.done, partial.total), (1, 8));
         let on_disk = reread(&partial.path);
         assert!(!on_disk.complete);
         assert_eq!(on_disk.servers[0].steps[0].repeats.len(), 1);
+        assert_eq!(on_disk.servers[0].steps[0].repeats[0].round, Some(1));
         assert!(
             on_disk.servers[1]
                 .steps

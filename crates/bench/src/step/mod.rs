@@ -854,6 +854,7 @@ pub fn results_for(steps: &[Step]) -> Vec<StepResult> {
             repeats: Vec::new(),
             median: None,
             spread: None,
+            intervals: None,
             saturation: None,
         })
         .collect()
