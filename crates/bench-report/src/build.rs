@@ -13,7 +13,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use bench_model::experiment::{At, BASELINE, Measure, PROBE_ENDPOINT, TFB_PIPELINE, Tables};
-use bench_model::results::{Interference, Results, Run, SOCKET_ERRORS, ServerResult, StepResult};
+use bench_model::results::{
+    CEILING, Interference, Interval, Results, Run, SOCKET_ERRORS, ServerResult, StepResult,
+};
 use bench_model::rules::{OTHER_CPU_LIMIT, SERVER_WAIT_LIMIT, STEAL_LIMIT};
 
 use super::model::{Block, Cell, Document, Marks, Table};
@@ -43,6 +45,8 @@ pub(crate) fn document(r: &Results, root: Option<&Path>) -> Document {
     }
     tool_limit(&mut d, r);
     machine_limit(&mut d, r);
+    how_sure(&mut d, r);
+    against_ceiling(&mut d, r);
     let endpoints = endpoints(r);
     for t in shown(r).tables {
         match *t {
@@ -181,6 +185,18 @@ fn step_cell(
     }
 }
 
+/// ` [low–high]`, the interval of a step's median `m` over its rounds, written as the figure
+/// is; `None` for a measure without one or a step of fewer than two rounds.
+pub(crate) fn interval_text(st: &StepResult, m: Measure) -> Option<String> {
+    let iv = st.intervals.as_ref()?;
+    let (i, show): (_, fn(f64) -> String) = match m {
+        Measure::RequestsPerS => (iv.requests_per_s?, thousands),
+        Measure::P99Ms => (iv.p99_us?, |us| format!("{:.2}", us / 1000.0)),
+        _ => return None,
+    };
+    Some(format!("[{}–{}]", show(i.low), show(i.high)))
+}
+
 /// A table of a row per server (its name and what it is the analogue of), a column per
 /// `Col`; a requests/s column marks the figures the load tool or the machine may have set.
 fn server_table(r: &Results, cols: &[Col]) -> Table {
@@ -194,7 +210,10 @@ fn server_table(r: &Results, cols: &[Col]) -> Table {
         let mut cells = vec![Cell::text(&s.name), Cell::text(analogue(s))];
         cells.extend(cols.iter().map(|c| {
             step_cell(s, &c.endpoint, &c.step, |st, run| {
-                let text = figure(s, st, run, c.measure).unwrap_or_else(|| "n/a".into());
+                let mut text = figure(s, st, run, c.measure).unwrap_or_else(|| "n/a".into());
+                if let Some(i) = interval_text(st, c.measure) {
+                    text = format!("{text} {i}");
+                }
                 if c.measure == Measure::RequestsPerS {
                     Cell::marked(text, Marks::of(run))
                 } else {
@@ -564,12 +583,21 @@ fn header(r: &Results) -> Document {
         ("Command", format!("`{}`", r.header.command.join(" "))),
         (
             "Length",
-            format!(
-                "{}, {} repeat{} per step (the tables show the median)",
-                if r.quick { "quick" } else { "full" },
-                r.repeat,
-                if r.repeat == 1 { "" } else { "s" }
-            ),
+            match r.seed {
+                // Files from before rounds ran the servers in turn.
+                None => format!(
+                    "{}, {} repeat{} per step (the tables show the median)",
+                    if r.quick { "quick" } else { "full" },
+                    r.repeat,
+                    if r.repeat == 1 { "" } else { "s" }
+                ),
+                Some(seed) => format!(
+                    "{}, {} round{}, the servers of each step in a random order (seed {seed}), each cell on a fresh process (the tables show the median over the rounds)",
+                    if r.quick { "quick" } else { "full" },
+                    r.repeat,
+                    if r.repeat == 1 { "" } else { "s" }
+                ),
+            },
         ),
         (
             "Pinning",
@@ -601,6 +629,128 @@ fn header(r: &Results) -> Document {
         }),
         header,
         ..Document::default()
+    }
+}
+
+/// The sentence that says how sure the figures are, when the run measured them in rounds
+/// (files from before rounds have no intervals, and no such sentence).
+fn how_sure(d: &mut Document, r: &Results) {
+    let Some(n) = r
+        .steps()
+        .filter_map(|(_, st)| st.intervals?.requests_per_s.map(|i| i.n))
+        .max()
+    else {
+        return;
+    };
+    let seed = r.seed.map_or(String::new(), |s| format!(" (seed {s})"));
+    let few = if n >= 6 {
+        String::new()
+    } else {
+        let c = bench_model::stats::median_interval((1..=n).map(|i| i as f64).collect(), 0.95)
+            .map_or(0.0, |i| i.confidence);
+        format!(
+            " With {n} rounds no 95 % interval exists: the brackets hold the lowest and the highest round, which hold the median {:.1} % of the time; 6 rounds or more give a 95 % interval.",
+            c * 100.0
+        )
+    };
+    let precision = aa_pairs(r);
+    let precision = if precision.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " **This run's precision**, from a server measured twice as two copies (an A/A pair, which should differ by nothing): {}.",
+            precision.join("; ")
+        )
+    };
+    d.push(Block::Para(format!(
+        "**How sure:** each figure is the median over the run's rounds (up to {n}: every server once per step in each, in a fresh random order{seed}, each on a fresh process), and `[low–high]` beside it is its 95 % confidence interval: the order statistics of the rounds, which hold the true median at least 95 % of the time whatever the figures' distribution. A finding's ratio is the median of the ratios of the two servers' figures in the same round, with its interval; one that holds 1.00 shows no difference at this run's precision.{few}{precision}"
+    )));
+}
+
+/// What each A/A pair of `r` (a server and its copy `NAME#2`) says of the run's precision: the
+/// copies' requests/s ratio on each step both measured in rounds, with its interval
+/// (`` `/` c100: 1.01×, 95 % CI 0.97–1.04, 7 rounds ``).
+pub(crate) fn aa_pairs(r: &Results) -> Vec<String> {
+    let mut out = Vec::new();
+    for copy in &r.servers {
+        let Some((name, _)) = copy.name.split_once('#') else {
+            continue;
+        };
+        let Some(first) = r.servers.iter().find(|s| s.name == name) else {
+            continue;
+        };
+        for st in first.steps.iter().filter(|st| st.valid) {
+            let Some(other) = find(copy, &st.endpoint, &st.step).filter(|c| c.valid) else {
+                continue;
+            };
+            let Some((x, i)) = st.paired_ratio(other, |m| Some(m.requests_per_s)) else {
+                continue;
+            };
+            out.push(format!(
+                "`{name}` over `{}` at `{}` {}: {x:.2}×, {} {:.2}–{:.2}, {} rounds",
+                copy.name,
+                st.endpoint,
+                st.step,
+                if i.at_level() { "95 % CI" } else { "min–max" },
+                i.low,
+                i.high,
+                i.n
+            ));
+        }
+    }
+    out
+}
+
+/// Every server's requests/s and CPU per request over the ceiling's in the same round, per
+/// step (`0.94 [0.90–0.98]`): the figures that carry across runs and days. Nothing for a run
+/// without the ceiling in its rounds.
+fn against_ceiling(d: &mut Document, r: &Results) {
+    let ratio = |x: f64| format!("{x:.2}");
+    let shown = |p: Option<(f64, Interval)>| {
+        p.map_or("—".to_string(), |(x, i)| {
+            format!("{} [{}–{}]", ratio(x), ratio(i.low), ratio(i.high))
+        })
+    };
+    let mut any = false;
+    let mut tables = Vec::new();
+    for endpoint in endpoints(r) {
+        let steps: Vec<String> = step_ids(r, &endpoint)
+            .into_iter()
+            .filter(|s| r.ceiling_step(&endpoint, s).is_some())
+            .collect();
+        if steps.is_empty() {
+            continue;
+        }
+        let figures: Vec<String> = steps
+            .iter()
+            .flat_map(|s| [format!("requests/s {s}"), format!("CPU/request {s}")])
+            .collect();
+        let heads: Vec<&str> = figures.iter().map(String::as_str).collect();
+        let mut t = Table::of(&["Server"], &heads);
+        for s in r.servers.iter().filter(|s| s.name != CEILING) {
+            let mut cells = vec![Cell::text(&s.name)];
+            for step in &steps {
+                let st = find(s, &endpoint, step).filter(|st| st.valid);
+                let rps = st.and_then(|st| r.to_ceiling(st, |m| Some(m.requests_per_s)));
+                let cpu = st.and_then(|st| r.to_ceiling(st, |m| m.cpu_us_per_request));
+                any |= rps.is_some() || cpu.is_some();
+                cells.push(Cell::text(shown(rps)));
+                cells.push(Cell::text(shown(cpu)));
+            }
+            t.push(&s.name, cells);
+        }
+        tables.push((endpoint, t));
+    }
+    if !any {
+        return;
+    }
+    d.push(Block::Heading("Against the ceiling".to_string()));
+    d.push(Block::Para(
+        "Each server's requests/s and CPU per request over the C ceiling's in the same round (the median of the rounds' ratios, with its 95 % interval): above 1.00 it served more, or spent more CPU per request, than the loopback's yardstick did under the same load at the same moment. These ratios, not the figures themselves, are what can be compared across runs, days and machines: the VM's speed moves both sides alike.".to_string(),
+    ));
+    for (endpoint, t) in tables {
+        d.push(Block::Subheading(format!("`{endpoint}`")));
+        d.push(Block::Table(t));
     }
 }
 

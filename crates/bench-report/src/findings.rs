@@ -3,8 +3,12 @@
 //! the same ratio of the article's figures ([`Reported`]) when it reported both
 //! (`` `express` serves 0.42× `node-http`'s requests/s here (`/api?…`, 100 connections: 7,051
 //! vs 16,928 requests/s); the article: 0.47×. ``). A comparison whose step is missing, invalid or unmeasured says
-//! nothing; a figure the load tool or the machine may have set says so (`(tool-bound)`,
-//! `(machine-disturbed)`). The markdown report opens with its run's sentences, and the page
+//! nothing. Requests/s the load tool set (`†`) are its limit, so that side is a bound and the
+//! ratio says so (`at least`, `at most`; two such sides give no ratio); another figure the
+//! tool or the machine may have set says so (`(tool-bound)`, `(machine-disturbed)`). A run
+//! measured in rounds compares round by round: the ratio is the median of each round's ratio
+//! of the two figures, with its 95 % interval and the rounds it is over, and an interval that
+//! holds 1.00 says that no difference was shown. The markdown report opens with its run's sentences, and the page
 //! with each experiment's (the newest run that has each), its headline chart and a link down
 //! to its details.
 //!
@@ -12,7 +16,7 @@
 use std::fmt::Write as _;
 
 use bench_model::experiment::{self, Experiment, Finding, Measure, Pick, Quantity, Reported, Side};
-use bench_model::results::{Results, Run, ServerResult, StepResult};
+use bench_model::results::{Interval, Results, Run, ServerResult, StepResult};
 
 use super::model::Marks;
 use super::{find, thousands};
@@ -32,24 +36,18 @@ pub fn sentences(r: &Results) -> Vec<String> {
 /// The sentence of finding `f` of experiment `e` in run `r`; `None` when either figure is
 /// missing (a server or step not run, an invalid step, a figure not measured).
 pub fn sentence(r: &Results, e: &Experiment, f: &Finding) -> Option<String> {
-    let server = |name: &str| r.servers.iter().find(|s| s.name == name);
-    let a = read(server(f.a.server)?, &f.a, f.quantity)?;
-    let b = read(server(f.b.server)?, &f.b, f.quantity)?;
-    if !(b.x > 0.0 && a.x.is_finite()) {
-        return None;
-    }
-    // A lower bound over an exact figure is a lower bound; the other way round, an upper one.
-    let bound = match (a.at_least, b.at_least) {
-        (false, false) => "",
-        (true, false) => "at least ",
-        (false, true) => "at most ",
-        (true, true) => return None,
-    };
+    let Compared {
+        a,
+        b,
+        bound,
+        paired,
+        x,
+    } = compared(r, f)?;
     let mut text = f
         .says
         .replace("{a}", &format!("`{}`", f.a.server))
         .replace("{b}", &format!("`{}`", f.b.server))
-        .replace("{x}", &format!("{bound}{}", ratio(a.x / b.x)));
+        .replace("{x}", &format!("{bound}{}", ratio(x)));
     // Where, then the two figures: ` here (`/`, 100 connections: 154,877 vs 78,798 requests/s)`.
     let figures = format!(
         "{} vs {}",
@@ -70,9 +68,26 @@ pub fn sentence(r: &Results, e: &Experiment, f: &Finding) -> Option<String> {
     } else {
         String::new()
     };
-    let _ = write!(text, " here ({at}{figures})");
+    let sure = paired.map_or(String::new(), |(_, i)| {
+        let range = format!("{}–{}", plain_ratio(i.low), plain_ratio(i.high));
+        let mut said = if i.at_level() {
+            format!("; 95 % CI {range}, {} rounds", i.n)
+        } else {
+            format!("; {range} over {} rounds, too few for a 95 % interval", i.n)
+        };
+        if bound.is_empty() && i.holds(1.0) {
+            said.push_str(": no difference shown at this run's precision");
+        }
+        said
+    });
+    let _ = write!(text, " here ({at}{figures}{sure})");
     let marks = Marks {
-        tool: (a.marks.tool || b.marks.tool) && f.quantity != Quantity::CpuUsPerRequest,
+        // Requests/s the tool set are said as a bound above; other figures keep the mark.
+        tool: (a.marks.tool || b.marks.tool)
+            && !matches!(
+                f.quantity,
+                Quantity::CpuUsPerRequest | Quantity::RequestsPerS
+            ),
         machine: a.marks.machine || b.marks.machine,
     };
     if marks.tool {
@@ -89,6 +104,56 @@ pub fn sentence(r: &Results, e: &Experiment, f: &Finding) -> Option<String> {
     }
     text.push('.');
     Some(text)
+}
+
+/// What finding `f` compares in `r`: both sides' figures, whether the ratio is a bound, the
+/// paired comparison when the run was measured in rounds, and the ratio itself (the median
+/// of the rounds' ratios when paired, else the ratio of the medians).
+pub(crate) struct Compared {
+    a: Read,
+    b: Read,
+    /// `at least `, `at most ` or nothing.
+    pub bound: &'static str,
+    /// The median of the rounds' ratios and its interval.
+    pub paired: Option<(f64, Interval)>,
+    /// The ratio.
+    pub x: f64,
+}
+
+/// [`Compared`] of finding `f` in `r`; `None` when either figure is missing (a server or
+/// step not run, an invalid step, a figure not measured) or both are lower bounds.
+pub(crate) fn compared(r: &Results, f: &Finding) -> Option<Compared> {
+    let server = |name: &str| r.servers.iter().find(|s| s.name == name);
+    let (sa, sb) = (server(f.a.server)?, server(f.b.server)?);
+    let mut a = read(sa, &f.a, f.quantity)?;
+    let mut b = read(sb, &f.b, f.quantity)?;
+    if !(b.x > 0.0 && a.x.is_finite()) {
+        return None;
+    }
+    // Requests/s the load tool set is the tool's limit: the server could serve at least as
+    // many, so that side is a lower bound.
+    if f.quantity == Quantity::RequestsPerS {
+        a.at_least |= a.marks.tool;
+        b.at_least |= b.marks.tool;
+    }
+    // A lower bound over an exact figure is a lower bound; the other way round, an upper one;
+    // two lower bounds give no ratio at all.
+    let bound = match (a.at_least, b.at_least) {
+        (false, false) => "",
+        (true, false) => "at least ",
+        (false, true) => "at most ",
+        (true, true) => return None,
+    };
+    // Measured in rounds: the ratio of each round's two figures, their median and interval.
+    let paired = paired(sa, sb, f);
+    let x = paired.as_ref().map_or(a.x / b.x, |p| p.0);
+    Some(Compared {
+        a,
+        b,
+        bound,
+        paired,
+        x,
+    })
 }
 
 /// One side's figure: its value, whether it is a lower bound (a ladder that ended before the
@@ -136,6 +201,35 @@ fn ratio(x: f64) -> String {
     } else {
         format!("{x:.2}×")
     }
+}
+
+/// A ratio's bound as a sentence shows it, without the `×`.
+fn plain_ratio(x: f64) -> String {
+    ratio(x).trim_end_matches('×').to_string()
+}
+
+/// The paired comparison of finding `f` when both sides are one step measured in rounds:
+/// each round's figure of `a` over the same round's figure of `b`, their median and its
+/// interval ([`stats::ratio_interval`](bench_model::stats::ratio_interval)). `None` for a
+/// run without rounds, fewer than two paired rounds, or a side that is not one step.
+fn paired(a: &ServerResult, b: &ServerResult, f: &Finding) -> Option<(f64, Interval)> {
+    let (Pick::Step(ia), Pick::Step(ib)) = (f.a.pick, f.b.pick) else {
+        return None;
+    };
+    let (sta, stb) = (find(a, f.a.endpoint, ia)?, find(b, f.b.endpoint, ib)?);
+    if !(sta.valid && stb.valid) {
+        return None;
+    }
+    let figure = |run: &Run| -> Option<f64> {
+        match f.quantity {
+            Quantity::RequestsPerS => Some(run.requests_per_s),
+            Quantity::CpuUsPerRequest => run.cpu_us_per_request,
+            Quantity::P99Ms => run.latency_us.p99.map(|v| v as f64),
+            Quantity::ProbeP99Ms => run.probe.as_ref()?.latency_us.p99.map(|v| v as f64),
+            Quantity::KeptUp => None,
+        }
+    };
+    sta.paired_ratio(stb, figure)
 }
 
 /// `s`'s figure at `side`.
@@ -334,6 +428,8 @@ mod tests {
             said[0].contains(" requests/s) (machine-disturbed); the article"),
             "{said:?}"
         );
+        // The denominator's requests/s the tool set: node-http could serve at least that
+        // many, so the ratio is an upper bound, said in words, not as a mark.
         let st = rps(&mut r, "node-http", "/", "c100");
         for run in &mut st.repeats {
             run.tool_bound = true;
@@ -341,7 +437,83 @@ mod tests {
         st.finish();
         let said = sentences(&r);
         assert!(
-            said[0].contains(" requests/s) (tool-bound) (machine-disturbed); the article"),
+            said[0].starts_with("`server-prebuilt` serves at most 6.30× `node-http`'s"),
+            "{said:?}"
+        );
+        assert!(
+            said[0].contains("(`/`, 100 connections: 81,103 vs ≥ 12,883 requests/s) (machine-disturbed); the article"),
+            "{said:?}"
+        );
+        assert!(!said[0].contains("tool-bound"), "{said:?}");
+        // The numerator's too: two lower bounds give no ratio of requests/s at all.
+        let st = rps(&mut r, "server-prebuilt", "/", "c100");
+        for run in &mut st.repeats {
+            run.tool_bound = true;
+        }
+        st.finish();
+        assert!(sentences(&r).is_empty(), "{:?}", sentences(&r));
+        // The numerator's alone: a lower bound.
+        let st = rps(&mut r, "node-http", "/", "c100");
+        for run in &mut st.repeats {
+            run.tool_bound = false;
+        }
+        st.finish();
+        let said = sentences(&r);
+        assert!(said[0].contains(" serves at least 6.30× "), "{said:?}");
+        assert!(
+            said[0].contains(": ≥ 81,103 vs 12,883 requests/s)"),
+            "{said:?}"
+        );
+    }
+
+    /// A run in rounds: the ratio is the median of the rounds' ratios, with its interval and
+    /// the rounds it is over; an interval that holds 1.00 says no difference was shown.
+    #[test]
+    fn a_run_in_rounds_gives_the_paired_ratio_and_its_interval() {
+        let mut r = e3();
+        let rounds = |st: &mut StepResult, rps: &[f64]| {
+            let one = st.repeats[0].clone();
+            st.repeats = rps
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| Run {
+                    requests_per_s: x,
+                    round: Some(i as u32 + 1),
+                    ..one.clone()
+                })
+                .collect();
+            st.finish();
+        };
+        // Each round server-prebuilt serves 2× node-http's, whatever the round's speed.
+        let speeds = [1.0, 0.8, 1.1, 0.9, 1.2, 0.7, 1.0];
+        let node: Vec<f64> = speeds.iter().map(|s| 10_000.0 * s).collect();
+        let pre: Vec<f64> = speeds.iter().map(|s| 20_000.0 * s).collect();
+        rounds(rps(&mut r, "node-http", "/", "c100"), &node);
+        rounds(rps(&mut r, "server-prebuilt", "/", "c100"), &pre);
+        let said = sentences(&r);
+        assert!(said[0].contains(" serves 2.00× "), "{said:?}");
+        assert!(
+            said[0].contains("; 95 % CI 2.00–2.00, 7 rounds)"),
+            "{said:?}"
+        );
+        // The same server measured against itself: the ratio straddles 1.00.
+        let wobble: Vec<f64> = node
+            .iter()
+            .zip([1.02, 0.97, 1.01, 0.99, 1.03, 0.98, 1.0])
+            .map(|(x, w)| x * w)
+            .collect();
+        rounds(rps(&mut r, "server-prebuilt", "/", "c100"), &wobble);
+        let said = sentences(&r);
+        assert!(
+            said[0].contains(" 7 rounds: no difference shown at this run's precision)"),
+            "{said:?}"
+        );
+        // Three rounds: too few for a 95 % interval, and said so.
+        rounds(rps(&mut r, "node-http", "/", "c100"), &node[..3]);
+        rounds(rps(&mut r, "server-prebuilt", "/", "c100"), &pre[..3]);
+        let said = sentences(&r);
+        assert!(
+            said[0].contains("; 2.00–2.00 over 3 rounds, too few for a 95 % interval)"),
             "{said:?}"
         );
     }

@@ -44,6 +44,7 @@ use bench_model::results::{Results, ResultsError, Run, ServerResult, StepResult}
 
 mod build;
 mod chart;
+pub mod compare;
 mod draw;
 pub mod findings;
 pub mod format;
@@ -80,6 +81,9 @@ pub enum ReportError {
         /// The failure.
         source: io::Error,
     },
+    /// A path holds no `bench run` results file.
+    #[error("{}: no bench run results file (schema bench.results/1) there", .0.display())]
+    NoResults(PathBuf),
     /// The README has no place for the headline table, or more than one.
     #[error("{}: {why}", path.display())]
     Markers {
@@ -244,6 +248,7 @@ mod tests {
                 repeats: vec![r],
                 median: None,
                 spread: None,
+                intervals: None,
                 saturation: None,
             };
             st.finish();

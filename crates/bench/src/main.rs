@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 use bench::cli::{Cli, Cmd, ToolsCmd};
-use bench::cmd::{idle, instructions, list, publish, report, run, tools, verify};
+use bench::cmd::{compare, idle, instructions, list, publish, report, run, tools, verify};
 use bench::error;
 use bench::say;
 use bench::step::procs;
@@ -100,6 +100,7 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
             }
         },
         Cmd::Report(a) => report::run(&a),
+        Cmd::Compare(a) => compare::run(&a),
     }
 }
 
