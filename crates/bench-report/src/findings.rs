@@ -283,7 +283,15 @@ fn kept_up(s: &ServerResult, endpoint: &str) -> Option<Read> {
         };
         let rate = st.offered_requests_per_s.or(m.offered_requests_per_s)?;
         if st.saturation.is_some() {
-            return kept;
+            // A disturbed rung that ended the ladder may have been ended by the machine: the
+            // rate kept up with carries its ‡.
+            return kept.map(|k| Read {
+                marks: Marks {
+                    machine: k.marks.machine || m.disturbed,
+                    ..k.marks
+                },
+                ..k
+            });
         }
         kept = Some(Read {
             x: rate,

@@ -375,7 +375,13 @@ fn kept_up(s: &ServerResult, endpoint: &str) -> Cell {
         };
         if st.saturation.is_some() {
             return match kept {
-                Some((rate, m)) => Cell::Figure(thousands(rate), marks(m)),
+                // The machine that disturbed the rung that ended the ladder may have ended
+                // it: the rate kept up with carries that rung's ‡ too.
+                Some((rate, held)) => {
+                    let mut both = held.clone();
+                    both.disturbed |= m.disturbed;
+                    Cell::Figure(thousands(rate), marks(&both))
+                }
                 None => Cell::Figure(format!("< {}", thousands(rate)), String::new()),
             };
         }
@@ -525,6 +531,39 @@ mod tests {
             !text.contains("127.0.0.1") && !text.contains("/work/"),
             "{text}"
         );
+    }
+
+    /// A ladder that a disturbed rung ended may have been ended by the machine: the rate
+    /// kept up with carries that rung's ‡, in the headline and in the finding.
+    #[test]
+    fn a_ladder_ended_by_a_disturbed_rung_carries_its_mark() {
+        let data = root().join("crates/bench-report/tests/data/results-e7.json");
+        let mut r = Results::load(&data).unwrap();
+        let at = r
+            .servers
+            .iter()
+            .position(|s| s.name == "server-hyper")
+            .unwrap();
+        // This quick fixture is disturbed throughout: quiet every rung first.
+        for st in &mut r.servers[at].steps {
+            st.median.as_mut().unwrap().disturbed = false;
+        }
+        let figure = |r: &Results| match kept_up(&r.servers[at], "/hello") {
+            Cell::Figure(x, marks) => (x, marks),
+            _ => panic!("no figure"),
+        };
+        let (x, before) = figure(&r);
+        assert_eq!(x, "10,000");
+        assert!(!before.contains('‡'), "{before:?}");
+        let sat = r.servers[at]
+            .steps
+            .iter_mut()
+            .find(|st| st.endpoint == "/hello" && st.saturation.is_some())
+            .unwrap();
+        sat.median.as_mut().unwrap().disturbed = true;
+        let (x, after) = figure(&r);
+        assert_eq!(x, "10,000");
+        assert!(after.contains('‡'), "{after:?}");
     }
 
     #[test]
