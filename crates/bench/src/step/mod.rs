@@ -395,17 +395,45 @@ const SETTLE_WINDOW: Duration = Duration::from_millis(250);
 /// Below this share of one CPU over `SETTLE_WINDOW` (250 ms) the server is idle.
 pub const IDLE_CPU_PERCENT: f64 = 5.0;
 
+/// What a server is settling from: the step before this one, or this step's own warm-up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum After {
+    /// The step before (or the server's start).
+    StepBefore,
+    /// This step's discarded warm-up.
+    WarmUp,
+}
+
+impl After {
+    fn what(self) -> &'static str {
+        match self {
+            After::StepBefore => "the step before",
+            After::WarmUp => "its warm-up",
+        }
+    }
+}
+
+/// How a wait for the server to go idle ended, when it was not idle at once.
+#[derive(Clone, Debug, PartialEq)]
+struct Settled {
+    /// The note for the run.
+    note: String,
+    /// Whether it never went idle within the limit.
+    never: bool,
+}
+
 /// Waits until the server's process tree is idle (under [`IDLE_CPU_PERCENT`] of a CPU over
-/// [`SETTLE_WINDOW`]), at most `limit` ([`SETTLE_LIMIT`]), so that a step does not measure the backlog
-/// of the one before it. Returns a note for the run when the wait was longer than one window
-/// (how long, or that the server never settled and how busy it still was); `None` when it was
-/// idle at once, or is not watched; an `Err` on a signal.
+/// [`SETTLE_WINDOW`]), at most `limit` ([`SETTLE_LIMIT`]), so that a step does not measure the
+/// backlog of the one before it, nor of its own warm-up (`after`). Returns how the wait ended
+/// when it was longer than one window (how long, or that the server never settled and how busy
+/// it still was); `None` when it was idle at once, or is not watched; an `Err` on a signal.
 fn settle(
     limit: Duration,
     subject: &Subject<'_>,
     progress: &mut Progress,
     what: &str,
-) -> anyhow::Result<Option<String>> {
+    after: After,
+) -> anyhow::Result<Option<Settled>> {
     let Some(pid) = subject.pid().filter(|_| !limit.is_zero()) else {
         return Ok(None);
     };
@@ -417,18 +445,24 @@ fn settle(
         };
         let busy = usage.cpu_percent();
         if busy < IDLE_CPU_PERCENT {
-            return Ok(waited.then(|| {
-                format!(
-                    "the server was still busy from the step before; this step waited {:.1} s for it to go idle first",
+            return Ok(waited.then(|| Settled {
+                note: format!(
+                    "the server was still busy from {}; this step waited {:.1} s for it to go idle first",
+                    after.what(),
                     t0.elapsed().as_secs_f64()
-                )
+                ),
+                never: false,
             }));
         }
         if t0.elapsed() >= limit {
-            return Ok(Some(format!(
-                "the server was still busy from the step before ({busy:.0} % of a CPU after {:.0} s of waiting): this step shares the machine with that backlog",
-                limit.as_secs_f64()
-            )));
+            return Ok(Some(Settled {
+                note: format!(
+                    "the server was still busy from {} ({busy:.0} % of a CPU after {:.0} s of waiting): this step shares the machine with that backlog",
+                    after.what(),
+                    limit.as_secs_f64()
+                ),
+                never: true,
+            }));
         }
         if !waited {
             progress.phase(
@@ -464,7 +498,11 @@ fn measure(
         None => None,
     };
     let alone = step.connections == 0 && probe.is_some();
-    let settled = settle(load.settle, subject, progress, what)?;
+    let mut settled: Vec<Settled> =
+        settle(load.settle, subject, progress, what, After::StepBefore)?
+            .into_iter()
+            .collect();
+    let mut warm_backlog = false;
     if !alone {
         // Warm-up: the same load, shorter; its figures are discarded.
         let warm = warmup_spec(step);
@@ -477,6 +515,10 @@ fn measure(
             Ok(_) | Err(Failure::Overran(_)) => {}
             Err(Failure::Other(e)) => return Err(e),
         }
+        // A backlog the warm-up left would run into the measured window.
+        let after = settle(load.settle, subject, progress, what, After::WarmUp)?;
+        warm_backlog = after.as_ref().is_some_and(|s| s.never);
+        settled.extend(after);
     }
     let (tool, spec, argv) = match &probe {
         Some((spec, argv)) if alone => (Tool::Builtin, spec.clone(), argv.clone()),
@@ -571,7 +613,7 @@ fn measure(
     if let Some(rate) = spec.rate {
         tools::offered(tool, rate, &mut run);
     }
-    run.notes.extend(settled);
+    run.notes.extend(settled.iter().map(|s| s.note.clone()));
     if alone {
         run.probe = Some(Box::new(probe_only(&run)));
     }
@@ -622,6 +664,17 @@ fn measure(
         run.disturbed_reason = verdict::disturbed(&i);
         run.disturbed = run.disturbed_reason.is_some();
         run.interference = Some(i);
+    }
+    // A server that never went idle after its warm-up carried that backlog into the measured
+    // window: the figures are not of this load alone, so the step is marked (and measured
+    // again, as a disturbed one is, up to --retries).
+    if warm_backlog {
+        let why = "the server never went idle after its warm-up";
+        run.disturbed = true;
+        run.disturbed_reason = Some(match run.disturbed_reason.take() {
+            Some(other) => format!("{other}; {why}"),
+            None => why.to_string(),
+        });
     }
     if let Some(w) = verdict::failed(tool.name(), &run) {
         why.push(w);
@@ -1326,9 +1379,17 @@ mod tests {
         let mut server = Fake::new(1, Some(spin.0.id() as i32));
         let subject = Subject::new(SocketAddr::from(([127, 0, 0, 1], 9)), Some(&mut server));
         let t0 = std::time::Instant::now();
-        let note = settle(SETTLE_LIMIT, &subject, &mut Progress::new(), "x")
-            .unwrap()
-            .expect("it waited, and says so");
+        let note = settle(
+            SETTLE_LIMIT,
+            &subject,
+            &mut Progress::new(),
+            "x",
+            After::StepBefore,
+        )
+        .unwrap()
+        .expect("it waited, and says so");
+        assert!(!note.never);
+        let note = note.note;
         let waited = t0.elapsed().as_secs_f64();
         assert!((0.9..15.0).contains(&waited), "{waited} s: {note}");
         assert!(
@@ -1337,12 +1398,26 @@ mod tests {
         );
         // Idle now: no wait, no note.
         assert_eq!(
-            settle(SETTLE_LIMIT, &subject, &mut Progress::new(), "x").unwrap(),
+            settle(
+                SETTLE_LIMIT,
+                &subject,
+                &mut Progress::new(),
+                "x",
+                After::StepBefore
+            )
+            .unwrap(),
             None
         );
         // Not watched, or told not to wait: no wait.
         assert_eq!(
-            settle(Duration::ZERO, &subject, &mut Progress::new(), "x").unwrap(),
+            settle(
+                Duration::ZERO,
+                &subject,
+                &mut Progress::new(),
+                "x",
+                After::WarmUp
+            )
+            .unwrap(),
             None
         );
     }
@@ -1353,13 +1428,70 @@ mod tests {
         let mut server = Fake::new(1, Some(spin.0.id() as i32));
         let subject = Subject::new(SocketAddr::from(([127, 0, 0, 1], 9)), Some(&mut server));
         let t0 = std::time::Instant::now();
-        let note = settle(Duration::from_secs(1), &subject, &mut Progress::new(), "x")
-            .unwrap()
-            .expect("a note");
+        let note = settle(
+            Duration::from_secs(1),
+            &subject,
+            &mut Progress::new(),
+            "x",
+            After::StepBefore,
+        )
+        .unwrap()
+        .expect("a note");
         assert!(t0.elapsed() < Duration::from_secs(5));
+        assert!(note.never);
+        let note = note.note;
         assert!(
             note.contains("still busy from the step before") && note.contains("after 1 s"),
             "{note}"
+        );
+    }
+
+    /// The warm-up's backlog: a server still busy after the warm-up (here a busy loop that
+    /// never stops) is waited for a second time, and one that never goes idle marks the step.
+    #[test]
+    fn a_server_still_busy_after_its_warm_up_marks_the_step() {
+        let spin = Spinner::start(30);
+        let mut server = Fake::new(usize::MAX, Some(spin.0.id() as i32));
+        let mut launch = Recorded {
+            answers: vec![exited(0, "", ""), exited(0, &report(), "")].into(),
+            ..Recorded::default()
+        };
+        let s = step(Mode::KeepAlive);
+        let mut result = results_for(std::slice::from_ref(&s)).remove(0);
+        let mut subject = Subject::new(SocketAddr::from(([127, 0, 0, 1], 9)), Some(&mut server));
+        let mut load = Load {
+            tool: Tool::Builtin,
+            loadgen: Path::new("/x/loadgen"),
+            quick: true,
+            cpus: 1,
+            retries: 0,
+            settle: Duration::from_secs(1),
+            launch: &mut launch,
+        };
+        run(
+            &mut load,
+            &mut subject,
+            &s,
+            &mut result,
+            &mut Progress::new(),
+            "test",
+        )
+        .unwrap();
+        let r = &result.repeats[0];
+        assert!(
+            r.notes
+                .iter()
+                .any(|n| n.contains("still busy from its warm-up")),
+            "{:?}",
+            r.notes
+        );
+        assert!(r.disturbed, "{r:?}");
+        assert!(
+            r.disturbed_reason
+                .as_deref()
+                .is_some_and(|w| w.contains("never went idle after its warm-up")),
+            "{:?}",
+            r.disturbed_reason
         );
     }
 }
