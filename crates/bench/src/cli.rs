@@ -221,6 +221,10 @@ pub struct RunArgs {
     /// else 1)
     #[arg(long, visible_alias = "repeat", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
     pub rounds: Option<u32>,
+    /// Also a second copy of this server, measured as `NAME#2` in every round beside the
+    /// first (an A/A pair: the run's precision); the same as naming it twice in --servers
+    #[arg(long, value_name = "NAME")]
+    pub aa: Option<String>,
     /// The seed of the rounds' random order (default: a fresh one; the results record it, so
     /// that a run's order can be replayed)
     #[arg(long, value_name = "N")]

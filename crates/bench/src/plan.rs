@@ -143,6 +143,18 @@ impl Plan {
                         .into_iter()
                         .map(|s| (s.clone(), runs(exp, s, &steps, by_default)))
                         .collect();
+                if let Some(name) = &args.aa {
+                    let copy = chosen
+                        .iter()
+                        .find(|(s, _)| &s.name == name)
+                        .cloned()
+                        .ok_or_else(|| {
+                            bad(format!(
+                                "--aa {name}: {name} is not among the servers of this run"
+                            ))
+                        })?;
+                    chosen.push(copy);
+                }
                 label_copies(&mut chosen);
                 Subjects::Local(chosen)
             }

@@ -42,6 +42,7 @@ pub const E1: Experiment = Experiment {
     findings: E1_FINDINGS,
     headline_rank: 3,
     publish_length: Some(Duration::from_secs(5)),
+    publish_rounds: 2,
     fixed_steps: steps,
 };
 

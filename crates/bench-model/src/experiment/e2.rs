@@ -34,6 +34,7 @@ pub const E2: Experiment = Experiment {
     findings: E2_FINDINGS,
     headline_rank: 5,
     publish_length: None,
+    publish_rounds: 3,
     fixed_steps: steps,
 };
 

@@ -46,7 +46,8 @@ pub const E3: Experiment = Experiment {
     ],
     findings: E3_FINDINGS,
     headline_rank: 1,
-    publish_length: None,
+    publish_length: Some(Duration::from_secs(2)),
+    publish_rounds: 5,
     fixed_steps: steps,
 };
 

@@ -40,7 +40,8 @@ pub const E4: Experiment = Experiment {
     headline: &[],
     findings: E4_FINDINGS,
     headline_rank: 6,
-    publish_length: Some(Duration::from_secs(10)),
+    publish_length: Some(Duration::from_secs(3)),
+    publish_rounds: 3,
     fixed_steps: steps,
 };
 

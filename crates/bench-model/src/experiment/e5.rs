@@ -46,6 +46,7 @@ pub const E5: Experiment = Experiment {
     findings: E5_FINDINGS,
     headline_rank: 0,
     publish_length: None,
+    publish_rounds: 3,
     fixed_steps: steps,
 };
 

@@ -33,7 +33,8 @@ pub const E6: Experiment = Experiment {
     }],
     findings: E6_FINDINGS,
     headline_rank: 2,
-    publish_length: Some(Duration::from_secs(5)),
+    publish_length: Some(Duration::from_secs(2)),
+    publish_rounds: 2,
     fixed_steps: steps,
 };
 

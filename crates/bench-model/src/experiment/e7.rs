@@ -30,7 +30,8 @@ pub const E7: Experiment = Experiment {
     }],
     findings: E7_FINDINGS,
     headline_rank: 4,
-    publish_length: Some(Duration::from_secs(5)),
+    publish_length: Some(Duration::from_secs(2)),
+    publish_rounds: 3,
     fixed_steps: no_fixed_steps,
 };
 

@@ -113,8 +113,12 @@ pub struct Experiment {
     /// How long each timed step (a ladder's rung) is measured in `bench publish`, which runs
     /// every experiment in one sitting of at most 90 minutes; `None`: its own length (the
     /// count-bounded experiments, whose steps run their count until 5 s). The steps, their
-    /// connections and the repeats stay the article's.
+    /// connections stay the article's.
     pub publish_length: Option<Duration>,
+    /// The rounds `bench publish` measures it in (`bench run --rounds`): each server once per
+    /// step in each, in a random order, so that every figure has its interval and every
+    /// comparison is paired round by round.
+    pub publish_rounds: u32,
 }
 
 /// Which step of an experiment a headline column reads.
