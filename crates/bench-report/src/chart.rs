@@ -76,6 +76,9 @@ pub(crate) struct Cell {
     pub tool_bound: bool,
     /// The machine may have set the figure ([`disturbed`]).
     pub disturbed: bool,
+    /// The 95 % interval of the figure over the run's rounds, drawn as a whisker (requests/s
+    /// and CPU per request of a run in rounds); `None` otherwise.
+    pub whisker: Option<(f64, f64)>,
 }
 
 impl Cell {
@@ -85,6 +88,7 @@ impl Cell {
             value,
             tool_bound: false,
             disturbed: false,
+            whisker: None,
         }
     }
 }
@@ -382,10 +386,18 @@ fn cell(step: Option<&StepResult>, metric: Metric) -> Cell {
         (None, true) => Value::NotMeasured,
         (Some(run), true) => metric.value(run),
     };
+    let interval = st.intervals.and_then(|i| match metric {
+        Metric::Rps => i.requests_per_s,
+        Metric::Cpu => i.cpu_us_per_request,
+        Metric::Rss | Metric::Latency => None,
+    });
     Cell {
         value,
         tool_bound: st.valid && tool_bound(st),
         disturbed: st.valid && disturbed(st),
+        whisker: interval
+            .filter(|i| st.valid && i.n >= 2)
+            .map(|i| (i.low, i.high)),
     }
 }
 

@@ -180,6 +180,28 @@ fn row_centres(rows: &[Row], top: f64) -> Vec<f64> {
 }
 
 /// A bar's value label (`185,209 †`).
+/// The whisker of a cell with an interval: its SVG (a line from the interval's low to its high
+/// across the bar's middle, with end caps), where the label may start (after the bar and the
+/// whisker) and the words for the tooltip; nothing and the bar's end without one.
+fn whisker(c: &Cell, scale: &Scale, px: f64, y: f64, w: f64) -> (String, f64, String) {
+    let Some((low, high)) = c.whisker else {
+        return (String::new(), px + w, String::new());
+    };
+    let (x0, x1) = (px + scale.pos(low), px + scale.pos(high));
+    let (t, b) = (y - BAR / 2.0 + 2.0, y + BAR / 2.0 - 2.0);
+    (
+        format!(
+            r#"<path class="whisker" d="M{x0:.2} {y:.2}H{x1:.2}M{x0:.2} {t:.2}V{b:.2}M{x1:.2} {t:.2}V{b:.2}" stroke="{AXIS}" stroke-width="1.2" fill="none"/>"#
+        ),
+        (px + w).max(x1),
+        format!(
+            " (95 % interval over the rounds {}–{})",
+            grouped(low, 2),
+            grouped(high, 2)
+        ),
+    )
+}
+
 fn bar_label(metric: Metric, c: &Cell) -> String {
     match c.value {
         Value::Bar(v) => format!("{}{}", grouped(v, metric.decimals()), cell_marks(c)),
@@ -239,6 +261,14 @@ fn legend(b: &mut String, chart: &Chart, width: f64, y: f64) -> f64 {
                 "light: kernel time (system calls, loopback TCP)".to_string(),
             ));
         }
+    }
+    if cells().any(|c| c.whisker.is_some()) {
+        items.push((
+            format!(
+                r#"<path d="M0 -1H12M0 -5V3M12 -5V3" stroke="{AXIS}" stroke-width="1.2" fill="none"/>"#
+            ),
+            "95 % interval of the median over the rounds".to_string(),
+        ));
     }
     if cells().any(|c| c.tool_bound) {
         let swatch = if chart.metric != Metric::Rps {
@@ -360,15 +390,16 @@ fn mark(
                 String::new()
             };
             let label = bar_label(chart.metric, cell);
+            let (whisker, end, range) = whisker(cell, scale, px, y, w);
             let _ = write!(
                 b,
-                r#"<g><title>{}, {}: {} {}{bound}</title><rect class="bar" x="{px}" y="{}" width="{w:.2}" height="{BAR}" fill="{c}"{style}/><text x="{:.2}" y="{}" font-size="11">{}</text></g>"#,
+                r#"<g><title>{}, {}: {} {}{range}{bound}</title><rect class="bar" x="{px}" y="{}" width="{w:.2}" height="{BAR}" fill="{c}"{style}/>{whisker}<text x="{:.2}" y="{}" font-size="11">{}</text></g>"#,
                 escape(&row.name),
                 escape(step),
                 grouped(v, chart.metric.decimals()),
                 escape(unit(chart.metric)),
                 y - BAR / 2.0,
-                px + w + 4.0,
+                end + 4.0,
                 y + 4.0,
                 escape(&label)
             );
@@ -378,9 +409,10 @@ fn mark(
             let wu = if u > 0.0 { scale.pos(u).max(1.0) } else { 0.0 };
             let w = scale.pos(u + k).max(wu);
             let label = bar_label(chart.metric, cell);
+            let (whisker, end, range) = whisker(cell, scale, px, y, w);
             let _ = write!(
                 b,
-                r#"<g><title>{}, {}: {} µs/request, user {} + kernel {}{bound}</title><rect class="bar" x="{px}" y="{y0}" width="{wu:.2}" height="{BAR}" fill="{c}"/><rect class="bar" x="{:.2}" y="{y0}" width="{:.2}" height="{BAR}" fill="{c}" fill-opacity="0.35"/><text x="{:.2}" y="{}" font-size="11">{}</text></g>"#,
+                r#"<g><title>{}, {}: {} µs/request, user {} + kernel {}{range}{bound}</title><rect class="bar" x="{px}" y="{y0}" width="{wu:.2}" height="{BAR}" fill="{c}"/><rect class="bar" x="{:.2}" y="{y0}" width="{:.2}" height="{BAR}" fill="{c}" fill-opacity="0.35"/>{whisker}<text x="{:.2}" y="{}" font-size="11">{}</text></g>"#,
                 escape(&row.name),
                 escape(step),
                 grouped(u + k, 2),
@@ -388,7 +420,7 @@ fn mark(
                 grouped(k, 2),
                 px + wu,
                 w - wu,
-                px + w + 4.0,
+                end + 4.0,
                 y + 4.0,
                 escape(&label),
                 y0 = y - BAR / 2.0,
@@ -512,10 +544,14 @@ impl Scale {
             }
         } else {
             let max = cells()
-                .filter_map(|c| match c.value {
-                    Value::Bar(v) => Some(v),
-                    Value::Split(u, k) => Some(u + k),
-                    _ => None,
+                .filter_map(|c| {
+                    let v = match c.value {
+                        Value::Bar(v) => v,
+                        Value::Split(u, k) => u + k,
+                        _ => return None,
+                    };
+                    // A whisker reaching past its bar stays inside the chart.
+                    Some(c.whisker.map_or(v, |(_, high)| v.max(high)))
                 })
                 .fold(0.0_f64, f64::max);
             let want = (width / 70.0).floor().max(2.0);
