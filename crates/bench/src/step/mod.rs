@@ -952,6 +952,18 @@ mod tests {
         server: Option<&mut dyn Watch>,
         keepalive: Option<Result<(), String>>,
     ) -> (anyhow::Result<Vec<String>>, StepResult, Recorded) {
+        once_settling(step, answers, server, keepalive, Duration::ZERO)
+    }
+
+    /// [`once`], waiting at most `settle` for the server to go idle (before and after the
+    /// warm-up).
+    fn once_settling(
+        step: &Step,
+        answers: Vec<Result<Output, Failure>>,
+        server: Option<&mut dyn Watch>,
+        keepalive: Option<Result<(), String>>,
+        settle: Duration,
+    ) -> (anyhow::Result<Vec<String>>, StepResult, Recorded) {
         let mut launch = Recorded {
             answers: answers.into(),
             ..Recorded::default()
@@ -965,7 +977,7 @@ mod tests {
             quick: true,
             cpus: 1,
             retries: 0,
-            settle: Duration::ZERO,
+            settle,
             launch: &mut launch,
         };
         let got = run(
@@ -1452,31 +1464,15 @@ mod tests {
     fn a_server_still_busy_after_its_warm_up_marks_the_step() {
         let spin = Spinner::start(30);
         let mut server = Fake::new(usize::MAX, Some(spin.0.id() as i32));
-        let mut launch = Recorded {
-            answers: vec![exited(0, "", ""), exited(0, &report(), "")].into(),
-            ..Recorded::default()
-        };
-        let s = step(Mode::KeepAlive);
-        let mut result = results_for(std::slice::from_ref(&s)).remove(0);
-        let mut subject = Subject::new(SocketAddr::from(([127, 0, 0, 1], 9)), Some(&mut server));
-        let mut load = Load {
-            tool: Tool::Builtin,
-            loadgen: Path::new("/x/loadgen"),
-            quick: true,
-            cpus: 1,
-            retries: 0,
-            settle: Duration::from_secs(1),
-            launch: &mut launch,
-        };
-        run(
-            &mut load,
-            &mut subject,
-            &s,
-            &mut result,
-            &mut Progress::new(),
-            "test",
-        )
-        .unwrap();
+        let answers = vec![exited(0, "", ""), exited(0, &report(), "")];
+        let (got, result, _) = once_settling(
+            &step(Mode::KeepAlive),
+            answers,
+            Some(&mut server),
+            None,
+            Duration::from_secs(1),
+        );
+        got.unwrap();
         let r = &result.repeats[0];
         assert!(
             r.notes
