@@ -9,6 +9,10 @@
 //! - [`disturbed`]: other work on the machine did ([`Run::disturbed`]): other work above
 //!   [`OTHER_CPU_LIMIT`], steal above [`STEAL_LIMIT`], the server waiting for a CPU above
 //!   [`SERVER_WAIT_LIMIT`];
+//! - [`wrong_length`]: responses whose mean length is not the contract's answer's are not a
+//!   result (a fast server answering an empty body);
+//! - [`round_trips_set_pace`]: neither the server ([`server_bound`]) nor the tool set the pace
+//!   of a closed-loop run, the connections' round trips did ([`Run::round_trips_bound`]);
 //! - [`too_short`]: below [`MIN_WINDOW`] a run's CPU shares are not measured at all, rather
 //!   than wrong; a count-bounded step runs its count again until [`MIN_COUNT_STEP`];
 //! - [`saturated`]: at a rung of a ladder of offered rates (E7), the server could not keep up
@@ -136,6 +140,58 @@ pub fn tool_bound(threads: Threads, u: &Usage) -> bool {
     }
 }
 
+/// Whether the server, by its own use over its measured window `u`, set the pace: it used at
+/// least [`TOOL_BOUND_SHARE`] of the `cpus` it could run on, or its busiest thread that share of
+/// one CPU (a server of one event loop is at its limit there, however many CPUs it was given).
+pub fn server_bound(cpus: usize, u: &Usage) -> bool {
+    let limit = TOOL_BOUND_SHARE * 100.0;
+    u.cpu_percent() >= limit * cpus.max(1) as f64 || u.busiest_thread_percent() >= limit
+}
+
+/// Why neither side set a closed-loop run's pace: the server was not [`server_bound`] and the
+/// tool not [`tool_bound`], so each connection waited on its own round trips (connections ÷
+/// latency) and the requests/s is not the server's capacity. `None` when one side was bound,
+/// for a run of an offered rate (the rate sets an open-loop run's pace, by design), and when
+/// the CPU shares were not measured.
+pub fn round_trips_set_pace(run: &Run, server_bound: Option<bool>) -> Option<String> {
+    if run.tool_bound || run.offered_requests_per_s.is_some() || run.unmeasured.is_some() {
+        return None;
+    }
+    if server_bound? {
+        return None;
+    }
+    let server = run.server_cpu_percent?;
+    let tool = run
+        .tool_busiest_thread_percent
+        .filter(|_| run.tool_cpus == Some(1))
+        .or(run.tool_cpu_percent)?;
+    Some(format!(
+        "neither side set the pace: the server used {server:.0} % of a CPU and the load tool {tool:.0} %, both under {:.0} % of what they could use",
+        TOOL_BOUND_SHARE * 100.0
+    ))
+}
+
+/// How far a run's mean response may be from the expected length, as a share of it: the Date
+/// field and a peer's own fields are of fixed length, so a correct run is within a byte or two.
+pub const LENGTH_TOLERANCE: f64 = 0.02;
+
+/// Why `run`'s responses are not of the length they must be: `expected` bytes each, as `tool`
+/// counts them (`what` says of what: "a 119-byte head and the contract's 1,024-byte body").
+/// A server that answers fast with the wrong bytes (an empty body, a short error page) is not
+/// a result. `None` when the mean is within [`LENGTH_TOLERANCE`] (and a byte) of `expected`, and
+/// for a run of no answers (the failed-requests rule speaks of it).
+pub fn wrong_length(tool: &str, run: &Run, expected: f64, what: &str) -> Option<String> {
+    if run.requests == 0 || expected <= 0.0 {
+        return None;
+    }
+    let got = run.bytes_per_response;
+    ((got - expected).abs() > LENGTH_TOLERANCE * expected + 1.0).then(|| {
+        format!(
+            "its responses were {got:.0} bytes each on average as {tool} counts them, not the {expected:.0} they must be ({what})"
+        )
+    })
+}
+
 /// Why a run's CPU shares were not recorded: its measured window was shorter than
 /// [`MIN_WINDOW`].
 pub fn too_short(window_s: f64) -> Option<String> {
@@ -253,6 +309,80 @@ mod tests {
             errors,
             ..Run::default()
         }
+    }
+
+    #[test]
+    fn responses_not_of_the_contracts_length_are_not_a_result() {
+        let answered = |bytes_per_response| Run {
+            requests: 10_000,
+            bytes_per_response,
+            ..Run::default()
+        };
+        let what = "a 119-byte head and the contract's 13-byte body";
+        assert_eq!(wrong_length("wrk", &answered(132.0), 132.0, what), None);
+        // Within 2 % and a byte: a rare reconnect's `connection: close`, a partial read.
+        assert_eq!(wrong_length("wrk", &answered(134.6), 132.0, what), None);
+        // A 200 with an empty body: the head alone.
+        assert_eq!(
+            wrong_length("wrk", &answered(119.0), 132.0, what).as_deref(),
+            Some(
+                "its responses were 119 bytes each on average as wrk counts them, not the 132 they must be (a 119-byte head and the contract's 13-byte body)"
+            )
+        );
+        assert!(wrong_length("oha", &answered(0.0), 13.0, "the body").is_some());
+        assert!(wrong_length("ab", &answered(300.0), 132.0, what).is_some());
+        // No answers: the failed-requests rule speaks of it.
+        let none = Run {
+            requests: 0,
+            ..answered(0.0)
+        };
+        assert_eq!(wrong_length("wrk", &none, 132.0, what), None);
+    }
+
+    #[test]
+    fn a_run_that_neither_side_bound_is_said_to_be_set_by_its_round_trips() {
+        let usage = |cpu_s: f64, busiest_thread_s: f64| Usage {
+            cpu_s,
+            busiest_thread_s,
+            wall_s: 1.0,
+            ..Usage::default()
+        };
+        // A server of one thread at 95 % is bound however many CPUs it has; two threads at
+        // 60 % each on two CPUs are not.
+        assert!(server_bound(2, &usage(0.95, 0.95)));
+        assert!(!server_bound(2, &usage(1.2, 0.6)));
+        assert!(server_bound(1, &usage(0.92, 0.5)));
+        let closed = Run {
+            requests: 1000,
+            server_cpu_percent: Some(41.0),
+            tool_cpu_percent: Some(35.0),
+            tool_busiest_thread_percent: Some(35.0),
+            tool_cpus: Some(1),
+            ..Run::default()
+        };
+        assert_eq!(
+            round_trips_set_pace(&closed, Some(false)).as_deref(),
+            Some(
+                "neither side set the pace: the server used 41 % of a CPU and the load tool 35 %, both under 90 % of what they could use"
+            )
+        );
+        assert_eq!(round_trips_set_pace(&closed, Some(true)), None);
+        assert_eq!(round_trips_set_pace(&closed, None), None);
+        let tool_bound = Run {
+            tool_bound: true,
+            ..closed.clone()
+        };
+        assert_eq!(round_trips_set_pace(&tool_bound, Some(false)), None);
+        let open = Run {
+            offered_requests_per_s: Some(1000.0),
+            ..closed.clone()
+        };
+        assert_eq!(round_trips_set_pace(&open, Some(false)), None);
+        let short = Run {
+            unmeasured: Some("too short".into()),
+            ..closed
+        };
+        assert_eq!(round_trips_set_pace(&short, Some(false)), None);
     }
 
     #[test]

@@ -221,6 +221,7 @@ fn cell_marks(c: &Cell) -> String {
     Marks {
         tool: c.tool_bound,
         machine: c.disturbed,
+        ..Marks::default()
     }
     .suffix()
 }
@@ -1015,6 +1016,7 @@ fn point_marks(p: &Point) -> String {
     let m = Marks {
         tool: p.tool_bound,
         machine: p.disturbed,
+        ..Marks::default()
     };
     m.suffix().trim_start().to_string()
 }

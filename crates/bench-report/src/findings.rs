@@ -89,12 +89,16 @@ pub fn sentence(r: &Results, e: &Experiment, f: &Finding) -> Option<String> {
                 Quantity::CpuUsPerRequest | Quantity::RequestsPerS
             ),
         machine: a.marks.machine || b.marks.machine,
+        round_trips: a.marks.round_trips || b.marks.round_trips,
     };
     if marks.tool {
         text.push_str(" (tool-bound)");
     }
     if marks.machine {
         text.push_str(" (machine-disturbed)");
+    }
+    if marks.round_trips {
+        text.push_str(" (set by the round trips)");
     }
     if let Some(y) = article(e, f) {
         let _ = write!(text, "; the article: {}", ratio(y.0));

@@ -158,6 +158,9 @@ pub(crate) fn shown(r: &Results) -> &'static Shown {
 pub const TOOL_MARK: &str = "†";
 /// The mark of a figure the machine may have set ([`Run::disturbed`]).
 pub const MACHINE_MARK: &str = "‡";
+/// The mark of a closed-loop figure neither the server nor the tool set: the connections'
+/// round trips did ([`Run::round_trips_bound`]).
+pub const ROUND_TRIP_MARK: &str = "§";
 
 /// Whether the load tool, not the server, set the pace of `st`: its median run's
 /// [`Run::tool_set_pace`].
@@ -171,7 +174,8 @@ pub(crate) fn disturbed(st: &StepResult) -> bool {
     st.median.as_ref().is_some_and(|m| m.disturbed)
 }
 
-/// The marks of a run's figure: ` †` (tool-bound), ` ‡` (disturbed), both, or nothing.
+/// The marks of a run's figure: ` †` (tool-bound), ` ‡` (disturbed), ` §` (set by the round
+/// trips), their combinations, or nothing.
 pub fn marks(run: &Run) -> String {
     Marks::of(run).suffix()
 }
@@ -187,6 +191,19 @@ pub fn footnotes(r: &Results) -> Vec<String> {
             "{TOOL_MARK} tool-bound: {} used at least 90 % of what it could use (its busiest thread's CPU for a single-threaded tool, all the CPUs it may run on for a multi-threaded one), so these figures are its limit, not the server's: {}",
             r.tool,
             list.join("; ")
+        ));
+    }
+    let paced: Vec<String> = r
+        .steps()
+        .filter_map(|(s, st)| {
+            let why = st.median.as_ref()?.round_trips_bound.as_ref()?;
+            Some(format!("{} {} {} ({why})", s.name, st.endpoint, st.step))
+        })
+        .collect();
+    if !paced.is_empty() {
+        out.push(format!(
+            "{ROUND_TRIP_MARK} set by the round trips: neither the server nor the load tool used 90 % of what it could, so each connection waited on its own round trips and these requests/s are not the server's capacity (more connections would give more): {}",
+            paced.join("; ")
         ));
     }
     let busy = disturbed_steps(r);
@@ -273,6 +290,19 @@ mod tests {
         assert_eq!(
             notes[1],
             "‡ disturbed: the machine set these figures, not the server (other work, steal or CPU waits past the limits, even after the retries): x / c2 (other work took 45 % of a CPU)"
+        );
+        // Neither side set the pace: its own mark and line.
+        let paced = Run {
+            round_trips_bound: Some("neither side set the pace".into()),
+            ..run(false, false)
+        };
+        assert_eq!(marks(&paced), " §");
+        r.servers[0].steps = vec![step("c3", paced)];
+        assert_eq!(
+            footnotes(&r),
+            [
+                "§ set by the round trips: neither the server nor the load tool used 90 % of what it could, so each connection waited on its own round trips and these requests/s are not the server's capacity (more connections would give more): x / c3 (neither side set the pace)"
+            ]
         );
     }
 }

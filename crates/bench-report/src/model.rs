@@ -10,7 +10,7 @@
 
 use std::fmt::Write as _;
 
-use super::{MACHINE_MARK, TOOL_MARK};
+use super::{MACHINE_MARK, ROUND_TRIP_MARK, TOOL_MARK};
 use bench_model::results::Run;
 
 /// A report.
@@ -119,13 +119,15 @@ impl Cell {
 }
 
 /// Which figures someone other than the server may have set: the load tool (`†`), the
-/// machine (`‡`).
+/// machine (`‡`), the connections' round trips (`§`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Marks {
     /// The load tool set the pace ([`Run::tool_set_pace`]).
     pub tool: bool,
     /// The machine did ([`Run::disturbed`]).
     pub machine: bool,
+    /// Neither side did: the round trips ([`Run::round_trips_bound`]).
+    pub round_trips: bool,
 }
 
 impl Marks {
@@ -134,15 +136,16 @@ impl Marks {
         Marks {
             tool: run.tool_set_pace(),
             machine: run.disturbed,
+            round_trips: run.round_trips_bound.is_some(),
         }
     }
 
     /// Whether there is any.
     pub fn any(self) -> bool {
-        self.tool || self.machine
+        self.tool || self.machine || self.round_trips
     }
 
-    /// ` †`, ` ‡`, ` †‡` or nothing.
+    /// ` †`, ` ‡`, ` §`, their combinations (` †‡`) or nothing.
     pub fn suffix(self) -> String {
         let mut m = String::new();
         if self.any() {
@@ -153,6 +156,9 @@ impl Marks {
         }
         if self.machine {
             m.push_str(MACHINE_MARK);
+        }
+        if self.round_trips {
+            m.push_str(ROUND_TRIP_MARK);
         }
         m
     }

@@ -321,6 +321,14 @@ impl Tool {
         matches!((self, code), (_, Some(0)) | (Tool::K6, Some(99)))
     }
 
+    /// Whether the tool's bytes per response count a response's head (status line and
+    /// fields) as well as its body: wrk, ab, k6, autocannon and the built-in generator count
+    /// every byte read; oha counts the body only (its `sizePerRequest`). Each parser's test
+    /// holds output recorded here that shows it.
+    pub fn counts_head(self) -> bool {
+        !matches!(self, Tool::Oha)
+    }
+
     /// How the tool uses CPUs as `bench` runs it, given `cpus` it may run on: wrk (`-t1`),
     /// ab, autocannon (one Node.js event loop, beside its GC and libuv threads) and the
     /// built-in generator (one worker thread: `bench` never passes `-t`) do their work on one

@@ -353,6 +353,12 @@ pub struct Run {
     /// report says `generator_bound`). Its requests/s is then the tool's limit.
     #[serde(default)]
     pub tool_bound: bool,
+    /// Why neither the server nor the tool set this closed-loop run's pace, so that the
+    /// connections' round trips did and the requests/s is not the server's capacity
+    /// ([`rules::round_trips_set_pace`](crate::rules::round_trips_set_pace)); `None` when one
+    /// of them did, for a run of an offered rate, and in files from before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round_trips_bound: Option<String>,
     /// The user-mode share of `cpu_us_per_request` (the runtime's, the framework's and the
     /// variant's own code), µs; `None` when not sampled. From each thread's utime and stime,
     /// which split the schedstat time.
@@ -626,6 +632,15 @@ pub fn median(runs: &[Run]) -> Option<Run> {
         tool_cpus: runs.iter().filter_map(|r| r.tool_cpus).max(),
         // One tool-bound repeat makes the step's figure suspect.
         tool_bound: runs.iter().any(|r| r.tool_bound),
+        // Marked when most repeats were: a pace the round trips set is the usual case of
+        // the step, not one repeat's accident.
+        round_trips_bound: {
+            let bound: Vec<&String> = runs
+                .iter()
+                .filter_map(|r| r.round_trips_bound.as_ref())
+                .collect();
+            (bound.len() * 2 > runs.len()).then(|| bound[0].clone())
+        },
         cpu_user_us_per_request: of(|r| r.cpu_user_us_per_request),
         cpu_kernel_us_per_request: of(|r| r.cpu_kernel_us_per_request),
         tool_busiest_thread_percent: of(|r| r.tool_busiest_thread_percent),
@@ -1283,6 +1298,19 @@ mod tests {
             (1000.0, 3000.0)
         );
         assert_eq!(s.relative, 1.0);
+        // Set by the round trips when most repeats were, not when one was.
+        let paced = |mut r: Run| {
+            r.round_trips_bound = Some("neither side".into());
+            r
+        };
+        let [a, b, c] = runs;
+        let one = [paced(a.clone()), b.clone(), c.clone()];
+        assert_eq!(median(&one).unwrap().round_trips_bound, None);
+        let two = [paced(a), paced(b), c];
+        assert_eq!(
+            median(&two).unwrap().round_trips_bound.as_deref(),
+            Some("neither side")
+        );
     }
 
     #[test]

@@ -103,6 +103,11 @@ fn cell(out: &mut String, c: &Cell, figure: bool) {
                 "the machine was busy (other work, steal or CPU waits): it may have set the figure",
             );
         }
+        if c.marks.round_trips {
+            why.push(
+                "neither the server nor the load generator was busy: the connections' round trips set the pace",
+            );
+        }
         title = Some(why.join("; "));
     }
     let text = if figure {

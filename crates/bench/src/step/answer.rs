@@ -92,6 +92,71 @@ pub fn before_load(
         .collect()
 }
 
+/// The length a step's responses must have: the head this server sends to one request of the
+/// step's kind (its HTTP version and connection handling), and the body the contract requires
+/// (the server's own where the contract fixes none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Length {
+    /// The status line and fields, with the blank line (and any chunk framing), bytes.
+    pub head: usize,
+    /// The body, bytes.
+    pub body: usize,
+}
+
+impl Length {
+    /// The bytes a tool should count per response: head and body, or the body alone for a
+    /// tool that counts only bodies.
+    pub fn counted(self, head_too: bool) -> usize {
+        if head_too {
+            self.head + self.body
+        } else {
+            self.body
+        }
+    }
+
+    /// What they are, for a reason: `a 119-byte head and the contract's 1024-byte body`.
+    pub fn describe(self, head_too: bool) -> String {
+        if head_too {
+            format!(
+                "a {}-byte head and the contract's {}-byte body",
+                self.head, self.body
+            )
+        } else {
+            format!("the contract's {}-byte body", self.body)
+        }
+    }
+}
+
+/// One request of `mode`'s kind for `target` (with `headers`), sent to `addr` before the load:
+/// the [`Length`] the step's responses must have. `Err` says why it could not be read.
+pub fn length(
+    addr: SocketAddr,
+    target: &str,
+    mode: loadgen::Mode,
+    headers: &[(String, String)],
+) -> Result<Length, String> {
+    use loadgen::Mode;
+    let (version, connection) = match mode {
+        Mode::KeepAlive => ("HTTP/1.1", ""),
+        Mode::Close => ("HTTP/1.1", "Connection: close\r\n"),
+        Mode::Http10 => ("HTTP/1.0", ""),
+        Mode::Http10KeepAlive => ("HTTP/1.0", "Connection: Keep-Alive\r\n"),
+    };
+    let fields: String = headers
+        .iter()
+        .map(|(n, v)| format!("{n}: {v}\r\n"))
+        .collect();
+    let mut conn = Conn::connect(addr, Duration::from_secs(5)).map_err(|e| e.to_string())?;
+    let request = format!("GET {target} {version}\r\nHost: {addr}\r\n{connection}{fields}\r\n");
+    conn.send(request.as_bytes()).map_err(|e| e.to_string())?;
+    let r = conn.read_response(false).map_err(|e| e.to_string())?;
+    let body = expected_body(target, addr).map_or(r.body.len(), |b| b.len());
+    Ok(Length {
+        head: r.raw.len().saturating_sub(r.body.len()),
+        body,
+    })
+}
+
 fn probe(
     server: &Server,
     addr: SocketAddr,

@@ -271,6 +271,9 @@ pub struct Subject<'a> {
     /// Whether it keeps an HTTP/1.0 connection open (checked once, at the first step that
     /// needs it).
     keepalive: Option<Result<(), String>>,
+    /// The length its responses must have, per request kind and target (read once, before
+    /// the first step that loads it).
+    lengths: std::collections::HashMap<String, Result<answer::Length, String>>,
 }
 
 impl<'a> Subject<'a> {
@@ -281,7 +284,23 @@ impl<'a> Subject<'a> {
             addr,
             server,
             keepalive: None,
+            lengths: std::collections::HashMap::new(),
         }
+    }
+
+    /// The length `step`'s responses must have ([`answer::length`]), read on the first call
+    /// for its kind of request and target.
+    fn length(&mut self, step: &Step) -> Result<answer::Length, String> {
+        let addr = self.addr;
+        self.lengths
+            .entry(length_key(step))
+            .or_insert_with(|| answer::length(addr, &step.endpoint, step.mode, &step.headers))
+            .clone()
+    }
+
+    /// How many CPUs the server may run on (its affinity), when the harness started it.
+    fn server_cpus(&self) -> Option<usize> {
+        pin::allowed_of(self.pid()?).ok().map(|c| c.len().max(1))
     }
 
     /// Why the step is void when the server is no longer running: `the server {when} this
@@ -301,6 +320,11 @@ impl<'a> Subject<'a> {
     fn pid(&self) -> Option<i32> {
         self.server.as_deref().and_then(Watch::pid)
     }
+}
+
+/// What [`Subject::length`] keeps a length under: the kind of request and the target.
+fn length_key(step: &Step) -> String {
+    format!("{:?} {}", step.mode, step.endpoint)
 }
 
 /// Runs `step` once against `subject`: a warm-up, then the measured run, appended to
@@ -502,6 +526,8 @@ fn measure(
         settle(load.settle, subject, progress, what, After::StepBefore)?
             .into_iter()
             .collect();
+    // The length its responses must have, from one request before any load.
+    let length = (!alone).then(|| subject.length(step));
     let mut warm_backlog = false;
     if !alone {
         // Warm-up: the same load, shorter; its figures are discarded.
@@ -607,6 +633,13 @@ fn measure(
         load.cpus,
         tool_usage.as_ref().filter(|_| measurable),
     );
+    // The probe alone (E4's baseline) is one connection by design, not a load that fell short.
+    if let (Some(u), Some(cpus), false) =
+        (server.filter(|_| measurable), subject.server_cpus(), alone)
+    {
+        let bound = verdict::server_bound(cpus, &u);
+        run.round_trips_bound = verdict::round_trips_set_pace(&run, Some(bound));
+    }
     if spec.pipeline > 1 {
         tools::pipelined(tool, spec.pipeline, &mut run);
     }
@@ -678,6 +711,19 @@ fn measure(
     }
     if let Some(w) = verdict::failed(tool.name(), &run) {
         why.push(w);
+    }
+    match length {
+        Some(Ok(l)) => {
+            let head = tool.counts_head();
+            let expected = l.counted(head) as f64;
+            if let Some(w) = verdict::wrong_length(tool.name(), &run, expected, &l.describe(head)) {
+                why.push(w);
+            }
+        }
+        Some(Err(e)) => run.notes.push(format!(
+            "the responses' length was not checked: one request before the load got no answer ({e})"
+        )),
+        None => {}
     }
     if let Some(w) = subject.gone("exited during") {
         why.push(w);
@@ -964,6 +1010,30 @@ mod tests {
         keepalive: Option<Result<(), String>>,
         settle: Duration,
     ) -> (anyhow::Result<Vec<String>>, StepResult, Recorded) {
+        // The server's answer is as long as the recorded runs' responses (the last that
+        // parses): these tests are not of the length rule.
+        let read = answers
+            .iter()
+            .rev()
+            .filter_map(|a| a.as_ref().ok())
+            .find_map(|o| measured(Tool::Builtin, o).ok())
+            .map_or(1143, |r| r.bytes_per_response.round() as usize);
+        let length = Ok(answer::Length {
+            head: read.saturating_sub(12),
+            body: 12,
+        });
+        once_measuring(step, answers, server, keepalive, settle, length)
+    }
+
+    /// [`once_settling`], the server's answer before the load being `length`.
+    fn once_measuring(
+        step: &Step,
+        answers: Vec<Result<Output, Failure>>,
+        server: Option<&mut dyn Watch>,
+        keepalive: Option<Result<(), String>>,
+        settle: Duration,
+        length: Result<answer::Length, String>,
+    ) -> (anyhow::Result<Vec<String>>, StepResult, Recorded) {
         let mut launch = Recorded {
             answers: answers.into(),
             ..Recorded::default()
@@ -971,6 +1041,7 @@ mod tests {
         let mut result = results_for(std::slice::from_ref(step)).remove(0);
         let mut subject = Subject::new(SocketAddr::from(([127, 0, 0, 1], 9)), server);
         subject.keepalive = keepalive;
+        subject.lengths.insert(length_key(step), length);
         let mut load = Load {
             tool: Tool::Builtin,
             loadgen: Path::new("/x/loadgen"),
@@ -989,6 +1060,76 @@ mod tests {
             "test",
         );
         (got, result, launch)
+    }
+
+    #[test]
+    fn a_step_whose_responses_are_not_the_contracts_length_is_invalid() {
+        let s = step(Mode::KeepAlive);
+        let answers = || vec![exited(0, "", ""), exited(0, &report(), "")];
+        // The recorded run read 1,143 bytes a response; a server whose answer is a 19-byte
+        // head and the contract's 1,024-byte body must send 1,043.
+        let short = Ok(answer::Length {
+            head: 19,
+            body: 1024,
+        });
+        let (got, r, _) = once_measuring(&s, answers(), None, None, Duration::ZERO, short);
+        let why = "its responses were 1143 bytes each on average as builtin counts them, not the 1043 they must be (a 19-byte head and the contract's 1024-byte body)";
+        assert_eq!(got.unwrap(), vec![format!("/hello c50: {why}")]);
+        assert_eq!((r.valid, r.invalid_reason.as_deref()), (false, Some(why)));
+        // The run is kept, marked invalid.
+        assert_eq!(r.repeats.len(), 1);
+        // No answer before the load: said in the run's notes, the step not judged by it.
+        let (got, r, _) = once_measuring(
+            &s,
+            answers(),
+            None,
+            None,
+            Duration::ZERO,
+            Err("connection refused".into()),
+        );
+        assert_eq!(got.unwrap(), Vec::<String>::new());
+        assert!(r.valid);
+        assert!(r.repeats[0].notes.contains(
+            &"the responses' length was not checked: one request before the load got no answer (connection refused)".to_string()
+        ));
+    }
+
+    #[test]
+    fn the_length_a_step_expects_is_read_from_the_servers_answer_of_its_kind() {
+        // A real server: server-prebuilt's own binary is not built for this crate's tests, so
+        // a listener that answers one fixed response stands in for it.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = std::thread::spawn(move || {
+            let mut seen = Vec::new();
+            for _ in 0..2 {
+                let (mut c, _) = listener.accept().unwrap();
+                let mut buf = [0u8; 1024];
+                let n = std::io::Read::read(&mut c, &mut buf).unwrap();
+                seen.push(String::from_utf8_lossy(&buf[..n]).to_string());
+                let head = "HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n";
+                std::io::Write::write_all(&mut c, format!("{head}Hello, World").as_bytes())
+                    .unwrap();
+            }
+            seen
+        });
+        let mut subject = Subject::new(addr, None);
+        let mut s = step(Mode::Http10KeepAlive);
+        let l = subject.length(&s).unwrap();
+        assert_eq!(l, answer::Length { head: 39, body: 12 });
+        assert_eq!((l.counted(true), l.counted(false)), (51, 12));
+        // Read once per kind of request: the same step again asks nothing.
+        assert_eq!(subject.length(&s), Ok(l));
+        s.mode = Mode::Close;
+        assert!(subject.length(&s).is_ok());
+        let seen = server.join().unwrap();
+        assert!(seen[0].starts_with("GET /hello HTTP/1.0\r\n"), "{seen:?}");
+        assert!(seen[0].contains("Connection: Keep-Alive\r\n"), "{seen:?}");
+        assert!(seen[1].starts_with("GET /hello HTTP/1.1\r\n"), "{seen:?}");
+        assert!(seen[1].contains("Connection: close\r\n"), "{seen:?}");
+        // Nobody there: why, for the run's notes.
+        let mut gone = Subject::new(SocketAddr::from(([127, 0, 0, 1], 9)), None);
+        assert!(gone.length(&s).is_err());
     }
 
     #[test]

@@ -40,11 +40,16 @@ impl CpuSet {
 
 /// The CPUs this process may run on, in increasing order.
 pub fn allowed() -> io::Result<Vec<usize>> {
+    allowed_of(0)
+}
+
+/// The CPUs process `pid` may run on (0: this one), in increasing order.
+pub fn allowed_of(pid: i32) -> io::Result<Vec<usize>> {
     // SAFETY: an all-zero cpu_set_t is the empty set.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     // SAFETY: sched_getaffinity(2) writes at most `size_of::<cpu_set_t>()` bytes into `set`.
     let rc =
-        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+        unsafe { libc::sched_getaffinity(pid, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
     if rc != 0 {
         return Err(io::Error::last_os_error());
     }
@@ -114,5 +119,15 @@ mod tests {
         let set = CpuSet(cpus.clone()).to_libc();
         // SAFETY: reading bits below CPU_SETSIZE.
         assert!(cpus.iter().all(|&c| unsafe { libc::CPU_ISSET(c, &set) }));
+        // Another process's: a child pinned to the first of them reads as that one.
+        let mut cmd = std::process::Command::new("sleep");
+        cmd.arg("5");
+        super::super::procs::prepare(&mut cmd, Some(&CpuSet(vec![cpus[0]])));
+        let mut child = cmd.spawn().unwrap();
+        let of_child = allowed_of(child.id() as i32);
+        let _ = child.kill();
+        let _ = child.wait();
+        assert_eq!(of_child.unwrap(), vec![cpus[0]]);
+        assert!(allowed_of(i32::MAX).is_err());
     }
 }
