@@ -228,6 +228,48 @@ fn a_server_that_answers_200_with_no_body_is_refused() {
     assert!(!err.contains("instructions per request"), "{err}");
 }
 
+/// The same wrong server under `bench run`: a server whose answers under load are not the
+/// contract's length (the first right, every later one `200` with no body, so fast) is no
+/// result, whatever its requests/s. Here, beside the instructions guard, because the wrong
+/// server is this test binary run again; it needs no valgrind.
+#[test]
+fn bench_run_refuses_a_step_whose_answers_are_short() {
+    let _heavy = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let bins = wrong_bin_dir();
+    let results = Scratch::new("short-results");
+    let out = Command::new(BENCH)
+        .current_dir(manifest::workspace_root())
+        .env(WRONG_SERVER, "sly")
+        .args(["run", "e3", "--servers", "server-prebuilt", "--steps", "c100"])
+        .args(["--length", "1s", "--rounds", "1", "--allow-busy", "--bin-dir"])
+        .arg(&bins.0)
+        .arg("--results-dir")
+        .arg(&results.0)
+        .output()
+        .expect("run bench");
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    let file = std::fs::read_dir(&results.0)
+        .unwrap_or_else(|e| panic!("no results folder ({e}): {all}"))
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .unwrap_or_else(|| panic!("no results file: {all}"));
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let steps = r["servers"][0]["steps"].as_array().unwrap();
+    let root = steps.iter().find(|s| s["endpoint"] == "/").unwrap();
+    assert_eq!(root["valid"], false, "{root}");
+    let why = root["invalid_reason"].as_str().unwrap();
+    // The answer read before the load was the right one: a 119-byte head.
+    assert!(
+        why.starts_with(
+            "its responses were 38 bytes each on average as builtin counts them, not the 1143 they must be (a 119-byte head and the contract's 1024-byte body)"
+        ),
+        "{why}"
+    );
+    assert!(all.contains(why), "said on the terminal too: {all}");
+}
+
 /// The wrong server, when this binary is run again by the script of [`wrong_bin_dir`]
 /// (otherwise nothing): on 127.0.0.1, one thread per connection, every request head answered
 /// `HTTP/1.1 200 OK` with `content-length: 0`; with `sly`, the very first one answered as
