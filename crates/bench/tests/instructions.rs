@@ -240,8 +240,22 @@ fn bench_run_refuses_a_step_whose_answers_are_short() {
     let out = Command::new(BENCH)
         .current_dir(manifest::workspace_root())
         .env(WRONG_SERVER, "sly")
-        .args(["run", "e3", "--servers", "server-prebuilt", "--steps", "c100"])
-        .args(["--length", "1s", "--rounds", "1", "--allow-busy", "--bin-dir"])
+        .args([
+            "run",
+            "e3",
+            "--servers",
+            "server-prebuilt",
+            "--steps",
+            "c100",
+        ])
+        .args([
+            "--length",
+            "1s",
+            "--rounds",
+            "1",
+            "--allow-busy",
+            "--bin-dir",
+        ])
         .arg(&bins.0)
         .arg("--results-dir")
         .arg(&results.0)

@@ -35,6 +35,19 @@ pub struct Output {
     /// What its process tree used while it ran (every thread's schedstat, read every
     /// [`SAMPLE_EVERY`]); `None` when not sampled (cargo) or never seen.
     pub usage: Option<Series>,
+    /// Its CPU time at exit, seconds: its own and that of the children it waited for, from
+    /// the kernel's rusage of the exit (wait4). It holds what the last reading of `usage`
+    /// could not see (the time between that reading and the exit); `None` when not read.
+    pub cpu_s: Option<f64>,
+}
+
+impl Output {
+    /// All the CPU its tree used while it ran, seconds: the exit's rusage, or the readings'
+    /// total where that is more (a child it never waited for) or the only one.
+    pub fn whole_cpu_s(&self) -> f64 {
+        let read = self.usage.as_ref().map_or(0.0, |s| s.usage().cpu_s);
+        self.cpu_s.map_or(read, |c| c.max(read))
+    }
 }
 
 /// Why a tool run did not give an output to parse.
@@ -92,8 +105,8 @@ pub fn run_child(
             procs::stop_group(&mut child, grace);
             return Err(Failure::Other(e.into()));
         }
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
+        match wait_nohang(&child) {
+            Ok(Some(ended)) => break ended,
             Ok(None) if started.elapsed() > limit => {
                 procs::stop_group(&mut child, grace);
                 return Err(Failure::Overran(limit));
@@ -110,6 +123,7 @@ pub fn run_child(
         }
         std::thread::sleep(Duration::from_millis(10));
     };
+    let (status, cpu_s) = status;
     let elapsed = started.elapsed();
     let usage = sampler.and_then(Sampler::finish);
     // The reader threads finish at EOF, just after the exit; give them a moment.
@@ -124,7 +138,32 @@ pub fn run_child(
         started,
         elapsed,
         usage,
+        cpu_s: Some(cpu_s),
     })
+}
+
+/// Whether `child` has exited, reaping it if so: its exit status and its CPU time (user and
+/// system, its own and its waited-for children's) from wait4's rusage. `std`'s `try_wait`
+/// gives no rusage; after this has reaped the child, `std` must not wait for it again (no
+/// caller does: the pipes are already taken and the group is only signalled).
+fn wait_nohang(child: &std::process::Child) -> std::io::Result<Option<(ExitStatus, f64)>> {
+    use std::os::unix::process::ExitStatusExt;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to overwrite.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: wait4(2) writes the status and the rusage into the two locals it is given.
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, libc::WNOHANG, &mut usage) };
+    match pid {
+        0 => Ok(None),
+        p if p < 0 => Err(std::io::Error::last_os_error()),
+        _ => {
+            let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+            Ok(Some((
+                ExitStatus::from_raw(status),
+                secs(usage.ru_utime) + secs(usage.ru_stime),
+            )))
+        }
+    }
 }
 
 impl Failure {
@@ -182,4 +221,34 @@ pub fn snapshot(buf: &Arc<Mutex<Vec<u8>>>) -> String {
 /// The last non-empty line of `text`, trimmed.
 pub fn last_line(text: &str) -> Option<&str> {
     text.lines().rev().map(str::trim).find(|l| !l.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tools_cpu_is_read_to_its_exit() {
+        // A busy loop for 0.3 s under a shell that waits for it, then the exit: the readings
+        // every 100 ms miss what ran after the last of them; the exit's rusage does not.
+        let argv: Vec<String> = ["sh", "-c", "timeout 0.3 sh -c 'while :; do :; done'; true"]
+            .map(String::from)
+            .to_vec();
+        let out = run(
+            &argv,
+            std::path::Path::new("."),
+            None,
+            Duration::from_secs(10),
+            || {},
+        )
+        .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let at_exit = out.cpu_s.expect("rusage read at the exit");
+        let read = out.usage.as_ref().map_or(0.0, |s| s.usage().cpu_s);
+        // One loop for 0.3 s (less when other tests share the CPU); never more than its wall.
+        assert!(at_exit > 0.05 && at_exit <= 0.5, "{at_exit} {out:?}");
+        // The readings are of the same time, cut short: never more than a tick above it.
+        assert!(read <= at_exit + 0.02, "{read} > {at_exit}");
+        assert_eq!(out.whole_cpu_s(), at_exit.max(read));
+    }
 }

@@ -144,6 +144,7 @@ pub fn exited(code: i32, stdout: &str, stderr: &str) -> Result<Output, Failure> 
         started: std::time::Instant::now(),
         elapsed: Duration::from_secs(1),
         usage: None,
+        cpu_s: None,
     })
 }
 

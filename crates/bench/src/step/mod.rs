@@ -607,11 +607,9 @@ fn measure(
     let machine = clock.zip(machine::Clock::now()).map(|(a, b)| a.until(&b));
     let n_rounds = rounds.len() as u32;
     let tool_usage = tool_window(&rounds);
-    let tool_whole_cpu_s: f64 = rounds
-        .iter()
-        .filter_map(|(_, o)| o.usage.as_ref())
-        .map(|s| s.usage().cpu_s)
-        .sum();
+    // Each round's whole CPU, to its exit: what the readings missed after their last is not
+    // other work.
+    let tool_whole_cpu_s: f64 = rounds.iter().map(|(_, o)| o.whole_cpu_s()).sum();
     let mut run = merge_rounds(rounds.iter().map(|(r, _)| r.clone()).collect());
     if counted {
         run.rounds = Some(n_rounds);
@@ -656,7 +654,7 @@ fn measure(
         Some(Ok(o)) => match measured(Tool::Builtin, &o) {
             Ok(mut p) => {
                 let u = o.usage.as_ref().map(|s| s.last(p.duration_s));
-                probe_cpu_s = o.usage.as_ref().map_or(0.0, |s| s.usage().cpu_s);
+                probe_cpu_s = o.whole_cpu_s();
                 add_tool_usage(
                     &mut p,
                     Tool::Builtin.threads(load.cpus),
@@ -1022,7 +1020,7 @@ mod tests {
             head: read.saturating_sub(12),
             body: 12,
         });
-        once_measuring(step, answers, server, keepalive, settle, length)
+        once_measuring(step, answers, server, keepalive, settle, length, true)
     }
 
     /// [`once_settling`], the server's answer before the load being `length`.
@@ -1033,6 +1031,7 @@ mod tests {
         keepalive: Option<Result<(), String>>,
         settle: Duration,
         length: Result<answer::Length, String>,
+        quick: bool,
     ) -> (anyhow::Result<Vec<String>>, StepResult, Recorded) {
         let mut launch = Recorded {
             answers: answers.into(),
@@ -1045,7 +1044,7 @@ mod tests {
         let mut load = Load {
             tool: Tool::Builtin,
             loadgen: Path::new("/x/loadgen"),
-            quick: true,
+            quick,
             cpus: 1,
             retries: 0,
             settle,
@@ -1072,7 +1071,7 @@ mod tests {
             head: 19,
             body: 1024,
         });
-        let (got, r, _) = once_measuring(&s, answers(), None, None, Duration::ZERO, short);
+        let (got, r, _) = once_measuring(&s, answers(), None, None, Duration::ZERO, short, true);
         let why = "its responses were 1143 bytes each on average as builtin counts them, not the 1043 they must be (a 19-byte head and the contract's 1024-byte body)";
         assert_eq!(got.unwrap(), vec![format!("/hello c50: {why}")]);
         assert_eq!((r.valid, r.invalid_reason.as_deref()), (false, Some(why)));
@@ -1086,12 +1085,50 @@ mod tests {
             None,
             Duration::ZERO,
             Err("connection refused".into()),
+            true,
         );
         assert_eq!(got.unwrap(), Vec::<String>::new());
         assert!(r.valid);
         assert!(r.repeats[0].notes.contains(
             &"the responses' length was not checked: one request before the load got no answer (connection refused)".to_string()
         ));
+    }
+
+    #[test]
+    fn a_count_bounded_step_runs_its_count_until_its_windows_fill_the_least_length() {
+        // ab -n's kind of step: a count, no length. Each recorded run is a 2 s window.
+        let mut s = step(Mode::KeepAlive);
+        s.duration = None;
+        s.requests = Some(168_996);
+        let answers = || {
+            let mut a = vec![exited(0, "", "")];
+            a.extend((0..5).map(|_| exited(0, &report(), "")));
+            a
+        };
+        let length = || {
+            Ok(answer::Length {
+                head: 119,
+                body: 1024,
+            })
+        };
+        let (got, r, launch) =
+            once_measuring(&s, answers(), None, None, Duration::ZERO, length(), false);
+        assert_eq!(got.unwrap(), Vec::<String>::new());
+        // The warm-up, then 2 + 2 + 2 s: three runs to pass 5 s, and no fourth.
+        assert_eq!(launch.argvs.len(), 4, "{:?}", launch.argvs);
+        let run = &r.repeats[0];
+        assert_eq!(run.rounds, Some(3));
+        assert_eq!(run.requests, 3 * 168_996);
+        assert_eq!(run.duration_s, 6.0);
+        assert!(r.valid, "{r:?}");
+        // --quick: the count once.
+        let (_, r, launch) =
+            once_measuring(&s, answers(), None, None, Duration::ZERO, length(), true);
+        assert_eq!(launch.argvs.len(), 2);
+        assert_eq!(
+            (r.repeats[0].rounds, r.repeats[0].requests),
+            (None, 168_996)
+        );
     }
 
     #[test]
