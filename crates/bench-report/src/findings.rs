@@ -34,8 +34,23 @@ pub fn sentences(r: &Results) -> Vec<String> {
 }
 
 /// The sentence of finding `f` of experiment `e` in run `r`; `None` when either figure is
-/// missing (a server or step not run, an invalid step, a figure not measured).
+/// missing (a server or step not run, an invalid step, a figure not measured). A comparison of
+/// requests/s whose both sides the load tool set gives no ratio of them: it compares the two
+/// servers' CPU per request instead, and says why.
 pub fn sentence(r: &Results, e: &Experiment, f: &Finding) -> Option<String> {
+    if f.quantity == Quantity::RequestsPerS && both_tool_bound(r, f) {
+        let cpu = Finding {
+            quantity: Quantity::CpuUsPerRequest,
+            says: "{a} uses {x} {b}'s CPU per request",
+            article: None,
+            ..*f
+        };
+        let said = sentence(r, e, &cpu)?;
+        return Some(format!(
+            "The load tool set both `{}`'s and `{}`'s requests/s, so they give no ratio; instead, {said}",
+            f.a.server, f.b.server
+        ));
+    }
     let Compared {
         a,
         b,
@@ -158,6 +173,16 @@ pub(crate) fn compared(r: &Results, f: &Finding) -> Option<Compared> {
         paired,
         x,
     })
+}
+
+/// Whether the load tool set both sides' requests/s in finding `f` (each a lower bound, so no
+/// ratio of them).
+fn both_tool_bound(r: &Results, f: &Finding) -> bool {
+    let side = |side: &Side| {
+        let s = r.servers.iter().find(|s| s.name == side.server)?;
+        read(s, side, Quantity::RequestsPerS).map(|x| x.marks.tool)
+    };
+    side(&f.a) == Some(true) && side(&f.b) == Some(true)
 }
 
 /// One side's figure: its value, whether it is a lower bound (a ladder that ended before the
@@ -457,13 +482,19 @@ mod tests {
             "{said:?}"
         );
         assert!(!said[0].contains("tool-bound"), "{said:?}");
-        // The numerator's too: two lower bounds give no ratio of requests/s at all.
+        // The numerator's too: two lower bounds give no ratio of requests/s at all; the CPU
+        // per request is compared instead, and the sentence says why.
         let st = rps(&mut r, "server-prebuilt", "/", "c100");
         for run in &mut st.repeats {
             run.tool_bound = true;
         }
         st.finish();
-        assert!(sentences(&r).is_empty(), "{:?}", sentences(&r));
+        assert_eq!(
+            sentences(&r),
+            [
+                "The load tool set both `server-prebuilt`'s and `node-http`'s requests/s, so they give no ratio; instead, `server-prebuilt` uses 0.16× `node-http`'s CPU per request here (`/`, 100 connections: 12.2 vs 77.6 µs) (machine-disturbed)."
+            ]
+        );
         // The numerator's alone: a lower bound.
         let st = rps(&mut r, "node-http", "/", "c100");
         for run in &mut st.repeats {
