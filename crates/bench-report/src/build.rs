@@ -192,6 +192,10 @@ pub(crate) fn interval_text(st: &StepResult, m: Measure) -> Option<String> {
     let (i, show): (_, fn(f64) -> String) = match m {
         Measure::RequestsPerS => (iv.requests_per_s?, thousands),
         Measure::P99Ms => (iv.p99_us?, |us| format!("{:.2}", us / 1000.0)),
+        Measure::P95Ms => (iv.p95_us?, |us| format!("{:.2}", us / 1000.0)),
+        Measure::P50Ms => (iv.p50_us?, |us| format!("{:.2}", us / 1000.0)),
+        Measure::MeanMs => (iv.mean_us?, |us| format!("{:.2}", us / 1000.0)),
+        Measure::KbPerS => (iv.transfer_bytes_per_s?, |b| thousands(b / 1024.0)),
         _ => return None,
     };
     Some(format!("[{}–{}]", show(i.low), show(i.high)))
@@ -901,7 +905,15 @@ fn resources(d: &mut Document, r: &Results) {
                         mb(run.rss_kb.map(|x| x.peak)),
                         mb(run.rss_kb.map(|x| x.end)),
                         fig(run.server_cpu_percent, 1),
-                        fig(run.cpu_us_per_request, 2),
+                        match st.intervals.and_then(|iv| iv.cpu_us_per_request) {
+                            Some(iv) => format!(
+                                "{} [{:.2}–{:.2}]",
+                                fig(run.cpu_us_per_request, 2),
+                                iv.low,
+                                iv.high
+                            ),
+                            None => fig(run.cpu_us_per_request, 2),
+                        },
                         fig(run.cpu_user_us_per_request, 2),
                         fig(run.cpu_kernel_us_per_request, 2),
                     ]

@@ -281,6 +281,18 @@ pub struct Intervals {
     /// Of the median p99 latency, µs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p99_us: Option<Interval>,
+    /// Of the median mean latency, µs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_us: Option<Interval>,
+    /// Of the median p50 latency, µs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p50_us: Option<Interval>,
+    /// Of the median p95 latency, µs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p95_us: Option<Interval>,
+    /// Of the median response bytes per second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transfer_bytes_per_s: Option<Interval>,
 }
 
 impl Intervals {
@@ -300,6 +312,10 @@ impl Intervals {
             requests_per_s: of(&|r| Some(r.requests_per_s)),
             cpu_us_per_request: of(&|r| r.cpu_us_per_request),
             p99_us: of(&|r| r.latency_us.p99.map(|v| v as f64)),
+            mean_us: of(&|r| r.latency_us.mean),
+            p50_us: of(&|r| r.latency_us.p50.map(|v| v as f64)),
+            p95_us: of(&|r| r.latency_us.p95.map(|v| v as f64)),
+            transfer_bytes_per_s: of(&|r| Some(r.transfer_bytes_per_s)),
         })
     }
 }
@@ -971,8 +987,27 @@ impl Results {
         }
         let tag: Tag = serde_json::from_str(text).map_err(ParseFailure::Json)?;
         match tag.schema {
-            Some(s) if s == SCHEMA => serde_json::from_str(text).map_err(ParseFailure::Json),
+            Some(s) if s == SCHEMA => {
+                let mut r: Results = serde_json::from_str(text).map_err(ParseFailure::Json)?;
+                r.intervals_from_rounds();
+                Ok(r)
+            }
             other => Err(ParseFailure::Schema(other.unwrap_or_default())),
+        }
+    }
+
+    /// A run in rounds (it records its seed): every step's intervals computed again from its
+    /// per-round values, so that a file written before a figure had an interval gets it, and
+    /// one whose intervals were edited by hand gets the true ones. Files from before rounds
+    /// keep what they hold.
+    fn intervals_from_rounds(&mut self) {
+        if self.seed.is_none() {
+            return;
+        }
+        for s in &mut self.servers {
+            for st in &mut s.steps {
+                st.intervals = Intervals::of(&st.repeats);
+            }
         }
     }
 }

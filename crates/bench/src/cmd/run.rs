@@ -822,9 +822,27 @@ fn print_summary(results: &Results) {
                 s.name.clone(),
                 step.endpoint.clone(),
                 step.step.clone(),
-                format!("{:.0}{}", m.requests_per_s, bench_report::marks(m)),
+                // The median, its 95 % interval over the rounds when there are some, its marks.
+                match step.intervals.and_then(|iv| iv.requests_per_s) {
+                    Some(i) => format!(
+                        "{:.0} [{:.0}–{:.0}]{}",
+                        m.requests_per_s,
+                        i.low,
+                        i.high,
+                        bench_report::marks(m)
+                    ),
+                    None => format!("{:.0}{}", m.requests_per_s, bench_report::marks(m)),
+                },
                 ms(m.latency_us.p50),
-                ms(m.latency_us.p99),
+                match step.intervals.and_then(|iv| iv.p99_us) {
+                    Some(i) => format!(
+                        "{} [{:.2}–{:.2}]",
+                        ms(m.latency_us.p99),
+                        i.low / 1000.0,
+                        i.high / 1000.0
+                    ),
+                    None => ms(m.latency_us.p99),
+                },
                 m.errors.total().to_string(),
                 format!("{:.0}", m.bytes_per_response),
                 m.rss_kb
