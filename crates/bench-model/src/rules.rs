@@ -144,8 +144,8 @@ pub fn tool_bound(threads: Threads, u: &Usage) -> bool {
 /// least [`TOOL_BOUND_SHARE`] of the `cpus` it could run on, or its busiest thread that share of
 /// one CPU (a server of one event loop is at its limit there, however many CPUs it was given).
 pub fn server_bound(cpus: usize, u: &Usage) -> bool {
-    let limit = TOOL_BOUND_SHARE * 100.0;
-    u.cpu_percent() >= limit * cpus.max(1) as f64 || u.busiest_thread_percent() >= limit
+    // The tool's two rules, both: whatever its threads, the server is bound by either.
+    tool_bound(Threads::Many { cpus }, u) || tool_bound(Threads::One, u)
 }
 
 /// Why neither side set a closed-loop run's pace: the server was not [`server_bound`] and the
@@ -153,11 +153,12 @@ pub fn server_bound(cpus: usize, u: &Usage) -> bool {
 /// latency) and the requests/s is not the server's capacity. `None` when one side was bound,
 /// for a run of an offered rate (the rate sets an open-loop run's pace, by design), and when
 /// the CPU shares were not measured.
-pub fn round_trips_set_pace(run: &Run, server_bound: Option<bool>) -> Option<String> {
-    if run.tool_bound || run.offered_requests_per_s.is_some() || run.unmeasured.is_some() {
-        return None;
-    }
-    if server_bound? {
+pub fn round_trips_set_pace(run: &Run, server_bound: bool) -> Option<String> {
+    if server_bound
+        || run.tool_bound
+        || run.offered_requests_per_s.is_some()
+        || run.unmeasured.is_some()
+    {
         return None;
     }
     let server = run.server_cpu_percent?;
@@ -361,28 +362,27 @@ mod tests {
             ..Run::default()
         };
         assert_eq!(
-            round_trips_set_pace(&closed, Some(false)).as_deref(),
+            round_trips_set_pace(&closed, false).as_deref(),
             Some(
                 "neither side set the pace: the server used 41 % of a CPU and the load tool 35 %, both under 90 % of what they could use"
             )
         );
-        assert_eq!(round_trips_set_pace(&closed, Some(true)), None);
-        assert_eq!(round_trips_set_pace(&closed, None), None);
+        assert_eq!(round_trips_set_pace(&closed, true), None);
         let tool_bound = Run {
             tool_bound: true,
             ..closed.clone()
         };
-        assert_eq!(round_trips_set_pace(&tool_bound, Some(false)), None);
+        assert_eq!(round_trips_set_pace(&tool_bound, false), None);
         let open = Run {
             offered_requests_per_s: Some(1000.0),
             ..closed.clone()
         };
-        assert_eq!(round_trips_set_pace(&open, Some(false)), None);
+        assert_eq!(round_trips_set_pace(&open, false), None);
         let short = Run {
             unmeasured: Some("too short".into()),
             ..closed
         };
-        assert_eq!(round_trips_set_pace(&short, Some(false)), None);
+        assert_eq!(round_trips_set_pace(&short, false), None);
     }
 
     #[test]

@@ -146,15 +146,27 @@ pub fn length(
         .iter()
         .map(|(n, v)| format!("{n}: {v}\r\n"))
         .collect();
-    let mut conn = Conn::connect(addr, Duration::from_secs(5)).map_err(|e| e.to_string())?;
-    let request = format!("GET {target} {version}\r\nHost: {addr}\r\n{connection}{fields}\r\n");
-    conn.send(request.as_bytes()).map_err(|e| e.to_string())?;
-    let r = conn.read_response(false).map_err(|e| e.to_string())?;
+    let r = ask(
+        addr,
+        &format!("GET {target} {version}\r\nHost: {addr}\r\n{connection}{fields}\r\n"),
+    )?;
     let body = expected_body(target, addr).map_or(r.body.len(), |b| b.len());
     Ok(Length {
-        head: r.raw.len().saturating_sub(r.body.len()),
+        head: head_bytes(&r),
         body,
     })
+}
+
+/// Sends `request` to `addr` on a new connection and reads one response (5 s at most).
+fn ask(addr: SocketAddr, request: &str) -> Result<Response, String> {
+    let mut conn = Conn::connect(addr, Duration::from_secs(5)).map_err(|e| e.to_string())?;
+    conn.send(request.as_bytes()).map_err(|e| e.to_string())?;
+    conn.read_response(false).map_err(|e| e.to_string())
+}
+
+/// The bytes of `r`'s status line and fields, through the blank line (and any chunk framing).
+fn head_bytes(r: &Response) -> usize {
+    r.raw.len().saturating_sub(r.body.len())
 }
 
 fn probe(
@@ -163,13 +175,11 @@ fn probe(
     path: &str,
     header: Option<&str>,
 ) -> Result<Answer, String> {
-    let mut conn = Conn::connect(addr, Duration::from_secs(5)).map_err(|e| e.to_string())?;
     let request = format!(
         "GET {path} HTTP/1.1\r\nHost: {addr}\r\n{}\r\n",
         header.unwrap_or("")
     );
-    conn.send(request.as_bytes()).map_err(|e| e.to_string())?;
-    let r = conn.read_response(false).map_err(|e| e.to_string())?;
+    let r = ask(addr, &request)?;
     Ok(judge(server, path, &r, addr))
 }
 
@@ -210,7 +220,7 @@ fn judge(server: &Server, path: &str, r: &Response, addr: SocketAddr) -> Answer 
     }
     Answer {
         status: r.status,
-        head: r.raw.len().saturating_sub(r.body.len()),
+        head: head_bytes(r),
         body: r.body.len(),
         fields,
         notes,

@@ -636,7 +636,7 @@ fn measure(
         (server.filter(|_| measurable), subject.server_cpus(), alone)
     {
         let bound = verdict::server_bound(cpus, &u);
-        run.round_trips_bound = verdict::round_trips_set_pace(&run, Some(bound));
+        run.round_trips_bound = verdict::round_trips_set_pace(&run, bound);
     }
     if spec.pipeline > 1 {
         tools::pipelined(tool, spec.pipeline, &mut run);
