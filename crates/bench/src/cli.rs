@@ -211,6 +211,9 @@ pub struct RunArgs {
     /// Only these steps (by id: c100, async, …; every endpoint's step of that id)
     #[arg(long, value_name = "ID,…", value_delimiter = ',')]
     pub steps: Vec<String>,
+    /// Only these endpoints (their paths as the experiment lists them: /hello, …)
+    #[arg(long, value_name = "PATH,…", value_delimiter = ',')]
+    pub endpoints: Vec<String>,
     /// E7's ladder of offered rates instead of its own, requests/s, lowest first (default
     /// 1000,5000,10000,20000,40000,80000,120000,160000; with --quick 1000,10000,40000,120000)
     #[arg(long, value_name = "R,…", value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..=10_000_000))]

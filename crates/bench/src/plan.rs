@@ -113,6 +113,21 @@ impl Plan {
             }
             steps.retain(|s| args.steps.contains(&s.id));
         }
+        if !args.endpoints.is_empty() {
+            if let Some(unknown) = args
+                .endpoints
+                .iter()
+                .find(|e| !exp.endpoints.iter().any(|(p, _)| p == e))
+            {
+                let paths: Vec<&str> = exp.endpoints.iter().map(|(p, _)| *p).collect();
+                return Err(bad(format!(
+                    "{} has no endpoint {unknown:?}: its endpoints are {}",
+                    exp.id,
+                    paths.join(", ")
+                )));
+            }
+            steps.retain(|s| args.endpoints.contains(&s.endpoint));
+        }
         let repeat = args.rounds.unwrap_or(exp.repeat);
         let loadgen = env.binary("loadgen");
         refuse_unless_applicable(tool, &steps, &loadgen, "; use --tool builtin")?;

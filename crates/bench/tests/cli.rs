@@ -1724,6 +1724,18 @@ fn steps_picks_steps_by_id_and_refuses_an_unknown_one() {
 }
 
 #[test]
+fn endpoints_refuses_a_path_the_experiment_does_not_measure() {
+    let bins = bin_dir();
+    let bins = bins.to_str().unwrap();
+    let line = fails_with(
+        &["run", "e7", "--endpoints", "/", "--bin-dir", bins],
+        &[],
+        "e7 has no endpoint \"/\": its endpoints are /hello, /api/hello",
+    );
+    assert!(line.starts_with("bench: "), "{line}");
+}
+
+#[test]
 fn e5_with_ab_end_to_end() {
     if !installed(Tool::Ab, "bench::cli::e5_with_ab") {
         return;

@@ -41,8 +41,10 @@ pub const E1: Experiment = Experiment {
     }],
     findings: E1_FINDINGS,
     headline_rank: 3,
-    publish_length: Some(Duration::from_secs(5)),
-    publish_rounds: 2,
+    publish_length: Some(Duration::from_secs(2)),
+    publish_rounds: 6,
+    publish_steps: &["c100", "c1000"],
+    publish_endpoints: &[],
     fixed_steps: steps,
 };
 

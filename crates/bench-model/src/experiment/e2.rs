@@ -34,7 +34,9 @@ pub const E2: Experiment = Experiment {
     findings: E2_FINDINGS,
     headline_rank: 5,
     publish_length: None,
-    publish_rounds: 3,
+    publish_rounds: 6,
+    publish_steps: &[],
+    publish_endpoints: &[],
     fixed_steps: steps,
 };
 

@@ -47,7 +47,9 @@ pub const E3: Experiment = Experiment {
     findings: E3_FINDINGS,
     headline_rank: 1,
     publish_length: Some(Duration::from_secs(2)),
-    publish_rounds: 5,
+    publish_rounds: 6,
+    publish_steps: &["c100", "c1000"],
+    publish_endpoints: &[],
     fixed_steps: steps,
 };
 

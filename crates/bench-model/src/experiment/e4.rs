@@ -40,8 +40,10 @@ pub const E4: Experiment = Experiment {
     headline: &[],
     findings: E4_FINDINGS,
     headline_rank: 6,
-    publish_length: Some(Duration::from_secs(3)),
-    publish_rounds: 3,
+    publish_length: Some(Duration::from_secs(2)),
+    publish_rounds: 6,
+    publish_steps: &[],
+    publish_endpoints: &[],
     fixed_steps: steps,
 };
 

@@ -46,7 +46,9 @@ pub const E5: Experiment = Experiment {
     findings: E5_FINDINGS,
     headline_rank: 0,
     publish_length: None,
-    publish_rounds: 3,
+    publish_rounds: 6,
+    publish_steps: &["c100"],
+    publish_endpoints: &[],
     fixed_steps: steps,
 };
 

@@ -34,7 +34,9 @@ pub const E6: Experiment = Experiment {
     findings: E6_FINDINGS,
     headline_rank: 2,
     publish_length: Some(Duration::from_secs(2)),
-    publish_rounds: 2,
+    publish_rounds: 6,
+    publish_steps: &["c256"],
+    publish_endpoints: &[],
     fixed_steps: steps,
 };
 

@@ -31,7 +31,9 @@ pub const E7: Experiment = Experiment {
     findings: E7_FINDINGS,
     headline_rank: 4,
     publish_length: Some(Duration::from_secs(2)),
-    publish_rounds: 3,
+    publish_rounds: 6,
+    publish_steps: &[],
+    publish_endpoints: &["/hello"],
     fixed_steps: no_fixed_steps,
 };
 
@@ -42,6 +44,7 @@ pub const E7_LADDER: Ladder = Ladder {
         1_000, 5_000, 10_000, 20_000, 40_000, 80_000, 120_000, 160_000,
     ],
     quick_rates: &[1_000, 10_000, 40_000, 120_000],
+    publish_rates: &[10_000, 20_000, 40_000, 80_000],
     connections: 100,
     rung: Duration::from_secs(10),
     quick_rung: Duration::from_secs(2),

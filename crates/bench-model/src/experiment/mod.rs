@@ -112,13 +112,21 @@ pub struct Experiment {
     pub headline_rank: u8,
     /// How long each timed step (a ladder's rung) is measured in `bench publish`, which runs
     /// every experiment in one sitting of at most 90 minutes; `None`: its own length (the
-    /// count-bounded experiments, whose steps run their count until 5 s). The steps, their
-    /// connections stay the article's.
+    /// count-bounded experiments, whose steps run their count until 5 s). The steps' connections
+    /// stay the article's.
     pub publish_length: Option<Duration>,
     /// The rounds `bench publish` measures it in (`bench run --rounds`): each server once per
     /// step in each, in a random order, so that every figure has its interval and every
-    /// comparison is paired round by round.
+    /// comparison is paired round by round; at least 6, the fewest that give a median a 95 %
+    /// interval.
     pub publish_rounds: u32,
+    /// The steps `bench publish` measures (`bench run --steps`: their ids, every endpoint's
+    /// step of that id); empty: all of them. A publish measures fewer steps than a run so that
+    /// every experiment gets the rounds a 95 % interval needs within its 90 minutes; it keeps
+    /// every step a finding or a headline column reads.
+    pub publish_steps: &'static [&'static str],
+    /// The endpoints `bench publish` measures (`bench run --endpoints`); empty: all of them.
+    pub publish_endpoints: &'static [&'static str],
 }
 
 /// Which step of an experiment a headline column reads.
@@ -358,6 +366,10 @@ pub struct Ladder {
     pub rates: &'static [u64],
     /// The `--quick` rates.
     pub quick_rates: &'static [u64],
+    /// The rates `bench publish` climbs (`bench run --rates`): no rung the generator cannot
+    /// send (above ~95,000 requests/s here, such a rung is the tool's) and none that every
+    /// server holds with room to spare.
+    pub publish_rates: &'static [u64],
     /// Connections (keep-alive) at every rung.
     pub connections: usize,
     /// Each rung's measured length, by default.
@@ -837,6 +849,53 @@ mod tests {
                 .filter(|e| e.id != e7::E7.id)
                 .all(|e| e.steps(false).iter().all(|s| s.rate.is_none()))
         );
+    }
+
+    /// A publish measures fewer steps than a run, but never one less that its page reads:
+    /// every step and endpoint of a finding and of a headline column, and only ones that
+    /// exist.
+    #[test]
+    fn a_publish_measures_every_step_its_findings_and_headline_read() {
+        for e in &ALL {
+            let steps = e.steps(false);
+            for id in e.publish_steps {
+                assert!(steps.iter().any(|s| s.id == *id), "{}: no step {id}", e.id);
+            }
+            for p in e.publish_endpoints {
+                assert!(e.endpoints.iter().any(|(x, _)| x == p), "{}: no {p}", e.id);
+            }
+            let read = e
+                .findings
+                .iter()
+                .flat_map(|f| [(f.a.endpoint, f.a.pick), (f.b.endpoint, f.b.pick)])
+                .chain(e.headline.iter().map(|h| (h.endpoint, h.pick)));
+            for (endpoint, pick) in read {
+                if !e.endpoints.iter().any(|(x, _)| *x == endpoint) {
+                    continue; // E4's probe, measured beside every step
+                }
+                assert!(
+                    e.publish_endpoints.is_empty() || e.publish_endpoints.contains(&endpoint),
+                    "{}: the publish leaves out {endpoint}, which its page reads",
+                    e.id
+                );
+                if let Pick::Step(id) = pick {
+                    assert!(
+                        e.publish_steps.is_empty() || e.publish_steps.contains(&id),
+                        "{}: the publish leaves out {id}, which its page reads",
+                        e.id
+                    );
+                }
+            }
+            if let Some(l) = &e.ladder {
+                assert!(l.publish_rates.is_sorted() && !l.publish_rates.is_empty());
+            }
+            assert!(
+                e.publish_rounds >= 6,
+                "{}: {} rounds give no 95 % interval",
+                e.id,
+                e.publish_rounds
+            );
+        }
     }
 
     #[test]

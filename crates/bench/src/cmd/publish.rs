@@ -1,7 +1,7 @@
 //! `bench publish`: every result of the project measured in one sitting, then published.
 //!
-//! In a fixed order ([`PARTS`]): E1 … E7 with their steps, connections and repeats (each
-//! timed step measured for its experiment's [`publish_length`]), then `bench instructions`,
+//! In a fixed order ([`PARTS`]): E1 … E7, each in its [`publish_rounds`] with its
+//! [`publish_steps`] (each timed step measured for its [`publish_length`]), then `bench instructions`,
 //! `bench tools compare` and `bench idle`, on every server that can run here. Each
 //! experiment is a `bench run` ([`run::run`]): it refuses a busy machine before its first
 //! step and measures again a step the machine disturbed.
@@ -15,6 +15,8 @@
 //! the README's headline table.
 //!
 //! [`publish_length`]: bench_model::experiment::Experiment::publish_length
+//! [`publish_rounds`]: bench_model::experiment::Experiment::publish_rounds
+//! [`publish_steps`]: bench_model::experiment::Experiment::publish_steps
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -440,13 +442,9 @@ fn plan(env: &Env, args: &PublishArgs) -> anyhow::Result<Vec<Planned>> {
                         part,
                         servers: chosen.iter().map(|(s, _)| s.name.clone()).collect(),
                         steps: chosen.iter().map(|(_, st)| st.len()).sum::<usize>() * repeat,
-                        // A server's start and the settling before each step: ~2 s a step.
                         estimate: chosen
                             .iter()
-                            .map(|(_, st)| {
-                                experiment::estimate_of(st)
-                                    + Duration::from_secs(2) * st.len() as u32
-                            })
+                            .flat_map(|(_, st)| st.iter().map(cell_takes))
                             .sum::<Duration>()
                             * plan.repeat,
                         command,
@@ -621,6 +619,16 @@ fn run_command(e: &'static Experiment, args: &PublishArgs, servers: &[String]) -
             v.extend(["--length".into(), format!("{}s", d.as_secs())]);
         }
         v.extend(["--rounds".into(), e.publish_rounds.to_string()]);
+        if !e.publish_steps.is_empty() {
+            v.extend(["--steps".into(), e.publish_steps.join(",")]);
+        }
+        if !e.publish_endpoints.is_empty() {
+            v.extend(["--endpoints".into(), e.publish_endpoints.join(",")]);
+        }
+        if let Some(l) = &e.ladder {
+            let rates: Vec<String> = l.publish_rates.iter().map(u64::to_string).collect();
+            v.extend(["--rates".into(), rates.join(",")]);
+        }
     }
     // Every publish has one A/A pair, in E3 (the headline's experiment): two copies of
     // server-prebuilt, whose ratio shows the run's precision.
@@ -629,6 +637,20 @@ fn run_command(e: &'static Experiment, args: &PublishArgs, servers: &[String]) -
     }
     v.extend(shared_flags(args));
     v
+}
+
+/// What one cell of a run in rounds takes: its step's length and warm-up, and what the
+/// publish of 2026-12-02 measured around them: a timed step 0.5–1.2 s more (its server
+/// started, settled and stopped; 3.6 s at 10,000 connections, opened and closed), a
+/// count-bounded one 9.1–9.3 s in all (its count run until 5 s, at whatever rate the
+/// server has, and its warm-up).
+pub fn cell_takes(step: &experiment::Step) -> Duration {
+    let own = experiment::estimate_of(std::slice::from_ref(step));
+    let around = if step.connections >= 10_000 { 4 } else { 1 };
+    match step.duration {
+        Some(_) => own + Duration::from_secs(around),
+        None => own.max(Duration::from_secs(9)),
+    }
 }
 
 /// The server of the publish's A/A pair.
@@ -919,42 +941,47 @@ mod tests {
         let manifest = manifest::Manifest::load_default().unwrap();
         let mut total = Duration::ZERO;
         for e in &experiment::ALL {
-            // No ladder climbs past 120,000 requests/s: the built-in generator's own limit
-            // is near 95,000 on this machine, so a rung above it is the tool's (invalid) and
-            // ends the ladder.
+            // The publish's own steps and rates (a ladder climbs to its last rate at most).
+            let rates = e.ladder.as_ref().map(|l| l.publish_rates);
             let steps: Vec<_> = e
-                .steps_at(false, None, e.publish_length)
+                .steps_at(false, rates, e.publish_length)
                 .into_iter()
-                .filter(|s| s.rate.is_none_or(|r| r <= 120_000.0))
+                .filter(|s| e.publish_steps.is_empty() || e.publish_steps.contains(&s.id.as_str()))
+                .filter(|s| {
+                    e.publish_endpoints.is_empty()
+                        || e.publish_endpoints.contains(&s.endpoint.as_str())
+                })
                 .collect();
+            assert!(!steps.is_empty(), "{}'s publish measures no step", e.id);
             let mut secs = Duration::ZERO;
             for s in manifest
                 .servers
                 .iter()
                 .filter(|s| s.experiments.iter().any(|x| x == e.manifest_id))
             {
-                let served: Vec<_> = steps
-                    .iter()
-                    .filter(|st| s.serves(&st.endpoint))
+                let served: Vec<_> = crate::plan::served(s, &steps)
+                    .into_iter()
                     .filter(|st| {
                         !s.is_peer()
                             || e.peers_on.is_empty()
                             || e.peers_on.contains(&st.endpoint.as_str())
                     })
-                    .cloned()
                     .collect();
-                // A second a step for starting, settling and stopping (each cell its own
-                // process); the A/A pair's copy of server-prebuilt in E3 twice.
+                // The A/A pair's copy of server-prebuilt in E3 twice.
                 let copies = if e.id == "e3" && s.name == AA { 2 } else { 1 };
-                secs += (experiment::estimate_of(&served)
-                    + Duration::from_secs(served.len() as u64))
-                    * copies;
+                secs += served.iter().map(cell_takes).sum::<Duration>() * copies;
             }
-            println!("{}: {} min", e.id, (secs * e.publish_rounds).as_secs() / 60);
+            println!(
+                "{}: {:.1} min",
+                e.id,
+                (secs * e.publish_rounds).as_secs_f64() / 60.0
+            );
             total += secs * e.publish_rounds;
         }
-        // instructions (~7 min measured), tools (5 tools × 3 rounds × 7 s), idle (~1 min).
-        total += Duration::from_secs(7 * 60 + 105 + 60);
+        // instructions, tools and idle as the publish of 2026-12-02 took them: 9.4, 2 and
+        // 1 min.
+        total += Duration::from_secs(564 + 120 + 60);
+        println!("in all: {:.1} min", total.as_secs_f64() / 60.0);
         assert!(
             total <= Duration::from_secs(90 * 60),
             "the default publish would take {} min",

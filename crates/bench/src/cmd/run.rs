@@ -233,6 +233,20 @@ impl Run<'_> {
             p.tool.name(),
             p.repeat,
         )];
+        if !args.steps.is_empty() || !args.endpoints.is_empty() {
+            let mut only = Vec::new();
+            if !args.steps.is_empty() {
+                only.push(format!("the steps {} (--steps)", args.steps.join(", ")));
+            }
+            if !args.endpoints.is_empty() {
+                only.push(format!("{} (--endpoints)", args.endpoints.join(", ")));
+            }
+            notes.push(format!(
+                "only {} of the experiment's shape; `bench run {}` alone measures all of it",
+                only.join(" on "),
+                p.exp.id
+            ));
+        }
         match &p.exp.ladder {
             Some(l) => {
                 let rates: Vec<String> = p
