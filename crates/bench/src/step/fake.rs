@@ -118,6 +118,9 @@ pub struct Recorded {
     pub answers: VecDeque<Result<Output, Failure>>,
     /// Every argv it was asked to run.
     pub argvs: Vec<Vec<String>>,
+    /// How long each run takes, its usage this process sampled meanwhile (a tool that ran
+    /// that long, idle); `None`: no time, no usage.
+    pub runs_for: Option<Duration>,
 }
 
 impl Launch for Recorded {
@@ -129,9 +132,20 @@ impl Launch for Recorded {
     ) -> Result<Output, Failure> {
         tick();
         self.argvs.push(argv.to_vec());
-        self.answers
+        let usage = self.runs_for.and_then(|d| {
+            let sampler =
+                super::sample::Sampler::start(std::process::id() as i32, Duration::from_millis(50));
+            std::thread::sleep(d);
+            sampler.finish()
+        });
+        let answer = self
+            .answers
             .pop_front()
-            .unwrap_or_else(|| Err(Failure::Other(anyhow::anyhow!("no more answers"))))
+            .unwrap_or_else(|| Err(Failure::Other(anyhow::anyhow!("no more answers"))));
+        answer.map(|o| Output {
+            usage: usage.or(o.usage),
+            ..o
+        })
     }
 }
 

@@ -631,18 +631,19 @@ fn measure(
         load.cpus,
         tool_usage.as_ref().filter(|_| measurable),
     );
-    // The probe alone (E4's baseline) is one connection by design, not a load that fell short.
-    if let (Some(u), Some(cpus), false) =
-        (server.filter(|_| measurable), subject.server_cpus(), alone)
-    {
-        let bound = verdict::server_bound(cpus, &u);
-        run.round_trips_bound = verdict::round_trips_set_pace(&run, bound);
-    }
     if spec.pipeline > 1 {
         tools::pipelined(tool, spec.pipeline, &mut run);
     }
     if let Some(rate) = spec.rate {
         tools::offered(tool, rate, &mut run);
+    }
+    // After the offered rate is recorded, which sets an open-loop run's pace by design. The
+    // probe alone (E4's baseline) is one connection by design, not a load that fell short.
+    if let (Some(u), Some(cpus), false) =
+        (server.filter(|_| measurable), subject.server_cpus(), alone)
+    {
+        let bound = verdict::server_bound(cpus, &u);
+        run.round_trips_bound = verdict::round_trips_set_pace(&run, bound);
     }
     run.notes.extend(settled.iter().map(|s| s.note.clone()));
     if alone {
@@ -1355,6 +1356,68 @@ mod tests {
         );
         r.repeats.clear();
         assert!(rung(&mut r).is_some());
+    }
+
+    /// The § rule on a whole step: a closed-loop run where neither side was busy is marked;
+    /// the same at an offered rate is not (the rate sets an open-loop run's pace by design),
+    /// which needs the rate recorded before the rule is asked.
+    #[test]
+    fn a_run_at_an_offered_rate_is_never_marked_as_set_by_the_round_trips() {
+        // The server and the tool: this test's own process, sampled while the fake tool runs
+        // 1.2 s (long enough to be measured) and sleeps: both far under 90 % of a CPU.
+        let measure = |s: &Step, stdout: &str| {
+            let mut launch = Recorded {
+                answers: vec![exited(0, "", ""), exited(0, stdout, "")].into(),
+                runs_for: Some(Duration::from_millis(1200)),
+                ..Recorded::default()
+            };
+            let mut server = Fake::new(4, Some(std::process::id() as i32));
+            let mut result = results_for(std::slice::from_ref(s)).remove(0);
+            let mut subject =
+                Subject::new(SocketAddr::from(([127, 0, 0, 1], 9)), Some(&mut server));
+            subject.keepalive = None;
+            let read = measured(Tool::Builtin, &exited(0, stdout, "").unwrap()).unwrap();
+            let head = read.bytes_per_response.round() as usize - 12;
+            let length = Ok(answer::Length { head, body: 12 });
+            subject.lengths.insert(length_key(s), length);
+            let mut load = Load {
+                tool: Tool::Builtin,
+                loadgen: Path::new("/x/loadgen"),
+                quick: true,
+                cpus: 1,
+                retries: 0,
+                settle: Duration::ZERO,
+                launch: &mut launch,
+            };
+            let got = run(
+                &mut load,
+                &mut subject,
+                s,
+                &mut result,
+                &mut Progress::new(),
+                "test",
+            );
+            assert_eq!(got.unwrap(), Vec::<String>::new());
+            let run = result.repeats.remove(0);
+            assert!(run.unmeasured.is_none(), "{run:?}");
+            assert!(run.tool_cpu_percent.is_some_and(|p| p < 90.0), "{run:?}");
+            assert!(run.server_cpu_percent.is_some_and(|p| p < 90.0), "{run:?}");
+            run
+        };
+        let mut s = step(Mode::KeepAlive);
+        let run = measure(&s, &report());
+        assert!(
+            run.round_trips_bound
+                .as_deref()
+                .is_some_and(|w| w.starts_with("neither side set the pace")),
+            "{run:?}"
+        );
+        s.rate = Some(2000.0);
+        let recorded = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../bench-tools/tests/data/loadgen-R2000-c100.json");
+        let run = measure(&s, &std::fs::read_to_string(recorded).unwrap());
+        assert_eq!(run.offered_requests_per_s, Some(2000.0));
+        assert_eq!(run.round_trips_bound, None, "{run:?}");
     }
 
     #[test]
