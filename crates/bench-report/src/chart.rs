@@ -12,9 +12,10 @@
 //! against the offered rate, a line per server; a pair shares a colour, its Rust variant
 //! drawn solid and its peers dashed.
 
-use bench_model::results::{Results, Run, ServerKind, ServerResult, StepResult};
+use bench_model::results::{Intervals, Results, Run, ServerKind, ServerResult, StepResult};
+use bench_model::stats::Interval;
 
-use super::{disturbed, endpoints, find, shown, step_ids, tool_bound};
+use super::{disturbed, endpoints, find, round_trips, shown, step_ids, tool_bound};
 use bench_model::experiment::{BASELINE, Charts};
 
 /// What a server is, for its colour.
@@ -76,6 +77,8 @@ pub(crate) struct Cell {
     pub tool_bound: bool,
     /// The machine may have set the figure ([`disturbed`]).
     pub disturbed: bool,
+    /// Neither the server nor the tool did: the round trips ([`round_trips`]).
+    pub round_trips: bool,
     /// The 95 % interval of the figure over the run's rounds, drawn as a whisker (requests/s
     /// and CPU per request of a run in rounds); `None` otherwise.
     pub whisker: Option<(f64, f64)>,
@@ -88,6 +91,7 @@ impl Cell {
             value,
             tool_bound: false,
             disturbed: false,
+            round_trips: false,
             whisker: None,
         }
     }
@@ -395,6 +399,7 @@ fn cell(step: Option<&StepResult>, metric: Metric) -> Cell {
         value,
         tool_bound: st.valid && tool_bound(st),
         disturbed: st.valid && disturbed(st),
+        round_trips: st.valid && round_trips(st),
         whisker: interval
             .filter(|i| st.valid && i.n >= 2)
             .map(|i| (i.low, i.high)),
@@ -429,6 +434,11 @@ pub(crate) struct Point {
     pub tool_bound: bool,
     /// The machine may have.
     pub disturbed: bool,
+    /// Neither the server nor the tool did: the round trips.
+    pub round_trips: bool,
+    /// The 95 % interval of the figure over the run's rounds, drawn as a band around the
+    /// line; `None` for a run not in rounds or a rung with too few.
+    pub band: Option<(f64, f64)>,
     /// What a reader sees on hovering (the figure in words).
     pub tip: String,
 }
@@ -466,6 +476,11 @@ pub(crate) struct RateChart {
     pub panels: Vec<RatePanel>,
 }
 
+/// How a rate chart's panel reads a rung's figure from its median run.
+type Get = fn(&Run) -> Option<f64>;
+/// And that figure's 95 % interval over the rounds.
+type Band = fn(&Intervals) -> Option<Interval>;
+
 /// The charts of a ladder of offered rates, per endpoint: the latency percentiles (p50, p99
 /// with the keep-up limit, p99.9) and the server's CPU µs per request against the offered
 /// rate. Empty for any other document, and leaves out a chart with nothing to draw.
@@ -494,7 +509,6 @@ pub(crate) fn rate_charts(r: &Results) -> Vec<RateChart> {
             (*s, series)
         })
         .collect();
-    type Get = fn(&Run) -> Option<f64>;
     let limit_ms = bench_model::rules::KEEP_UP_P99.as_millis();
     let mut out = Vec::new();
     for endpoint in endpoints(r) {
@@ -502,24 +516,26 @@ pub(crate) fn rate_charts(r: &Results) -> Vec<RateChart> {
             .iter()
             .filter(|(s, _)| s.steps.iter().any(|st| st.endpoint == endpoint))
             .collect();
-        let line = |s: &ServerResult, get: Get, what: &str, unit: fn(f64) -> String| {
+        let line = |s: &ServerResult, get: (Get, Band), what: &str, unit: fn(f64) -> String| {
             s.steps
                 .iter()
                 .filter(|st| st.endpoint == endpoint)
                 .filter_map(|st| point(st, get, what, unit))
                 .collect::<Vec<Point>>()
         };
-        let panel =
-            |title: &str, get: Get, limit: Option<(f64, String)>, unit: fn(f64) -> String| {
-                RatePanel {
-                    title: title.to_string(),
-                    limit,
-                    lines: servers
-                        .iter()
-                        .map(|(s, _)| line(s, get, title, unit))
-                        .collect(),
-                }
-            };
+        let panel = |title: &str,
+                     get: (Get, Band),
+                     limit: Option<(f64, String)>,
+                     unit: fn(f64) -> String| {
+            RatePanel {
+                title: title.to_string(),
+                limit,
+                lines: servers
+                    .iter()
+                    .map(|(s, _)| line(s, get, title, unit))
+                    .collect(),
+            }
+        };
         let latency = |us: f64| crate::format::us_label(us);
         let cpu = |us: f64| format!("{} µs/request", super::grouped(us, 2));
         let charts = [
@@ -531,10 +547,15 @@ pub(crate) fn rate_charts(r: &Results) -> Vec<RateChart> {
                 log: true,
                 series: servers.iter().map(|(_, s)| s.clone()).collect(),
                 panels: vec![
-                    panel("p50", |m| m.latency_us.p50.map(|v| v as f64), None, latency),
+                    panel(
+                        "p50",
+                        (|m| m.latency_us.p50.map(|v| v as f64), |i| i.p50_us),
+                        None,
+                        latency,
+                    ),
                     panel(
                         "p99",
-                        |m| m.latency_us.p99.map(|v| v as f64),
+                        (|m| m.latency_us.p99.map(|v| v as f64), |i| i.p99_us),
                         Some((
                             limit_ms as f64 * 1000.0,
                             format!("{limit_ms} ms: the keep-up limit"),
@@ -543,7 +564,7 @@ pub(crate) fn rate_charts(r: &Results) -> Vec<RateChart> {
                     ),
                     panel(
                         "p99.9",
-                        |m| m.latency_us.p999.map(|v| v as f64),
+                        (|m| m.latency_us.p999.map(|v| v as f64), |i| i.p999_us),
                         None,
                         latency,
                     ),
@@ -558,7 +579,7 @@ pub(crate) fn rate_charts(r: &Results) -> Vec<RateChart> {
                 series: servers.iter().map(|(_, s)| s.clone()).collect(),
                 panels: vec![panel(
                     "CPU µs per request",
-                    |m| m.cpu_us_per_request,
+                    (|m| m.cpu_us_per_request, |i| i.cpu_us_per_request),
                     None,
                     cpu,
                 )],
@@ -578,7 +599,7 @@ pub(crate) fn rate_charts(r: &Results) -> Vec<RateChart> {
 /// for a step of no offered rate.
 fn point(
     st: &StepResult,
-    get: fn(&Run) -> Option<f64>,
+    (get, band): (Get, Band),
     what: &str,
     unit: fn(f64) -> String,
 ) -> Option<Point> {
@@ -589,6 +610,13 @@ fn point(
         .filter(|_| st.valid)
         .and_then(get)
         .filter(|v| v.is_finite() && *v >= 0.0);
+    let band = st
+        .intervals
+        .as_ref()
+        .filter(|_| value.is_some())
+        .and_then(band)
+        .filter(|i| i.n >= 2 && i.low > 0.0)
+        .map(|i| (i.low, i.high));
     let mut tip = format!(
         "{} requests/s offered: {what} {}",
         super::thousands(rate),
@@ -618,6 +646,13 @@ fn point(
             ));
         }
     }
+    if let Some((low, high)) = band {
+        tip.push_str(&format!(
+            "; 95 % interval over the rounds {}–{}",
+            unit(low),
+            unit(high)
+        ));
+    }
     if let Some(why) = &st.saturation {
         tip.push_str(&format!("; could not keep up: {why}"));
     }
@@ -634,6 +669,8 @@ fn point(
         invalid: !st.valid,
         tool_bound: st.valid && tool_bound(st),
         disturbed: st.valid && disturbed(st),
+        round_trips: st.valid && round_trips(st),
+        band,
         tip,
     })
 }

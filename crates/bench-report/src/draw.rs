@@ -216,12 +216,12 @@ fn bar_label(metric: Metric, c: &Cell) -> String {
     }
 }
 
-/// ` †`, ` ‡`, ` †‡` or nothing: the cell's marks.
+/// ` †`, ` ‡`, ` §`, their combinations or nothing: the cell's marks.
 fn cell_marks(c: &Cell) -> String {
     Marks {
         tool: c.tool_bound,
         machine: c.disturbed,
-        ..Marks::default()
+        round_trips: c.round_trips,
     }
     .suffix()
 }
@@ -288,6 +288,13 @@ fn legend(b: &mut String, chart: &Chart, width: f64, y: f64) -> f64 {
         items.push((
             String::new(),
             "‡ the machine was busy (other work, steal or CPU waits): it may have set the figure"
+                .to_string(),
+        ));
+    }
+    if cells().any(|c| c.round_trips) {
+        items.push((
+            String::new(),
+            "§ neither the server nor the load generator was busy: the connections' round trips set the pace"
                 .to_string(),
         ));
     }
@@ -742,7 +749,11 @@ impl ValueAxis {
             .panels
             .iter()
             .flat_map(|p| p.lines.iter().flatten())
-            .filter_map(|p| p.value)
+            .flat_map(|p| {
+                let (lo, hi) = p.band.unzip();
+                [p.value, lo, hi]
+            })
+            .flatten()
             .collect();
         if chart.log {
             vals.extend(
@@ -966,6 +977,7 @@ fn rate_line(
         }
     }
     segments.push(run);
+    band(b, c, line, x, y);
     for seg in segments.iter().filter(|s| s.len() > 1) {
         let pts: Vec<String> = seg.iter().map(|(x, y)| format!("{x:.2},{y:.2}")).collect();
         let _ = write!(
@@ -1011,12 +1023,51 @@ fn rate_line(
     }
 }
 
-/// `†`, `‡`, `†‡` or nothing: a point's marks.
+/// The band of a server's line: the 95 % interval of each rung's figure over the rounds,
+/// filled in the line's colour between consecutive rungs that have one (a short bar at a
+/// rung alone).
+fn band(
+    b: &mut String,
+    colour: &str,
+    line: &[Point],
+    x: &dyn Fn(f64) -> f64,
+    y: &dyn Fn(f64) -> f64,
+) {
+    let mut runs: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new()];
+    for p in line {
+        match (p.value, p.band) {
+            (Some(_), Some((lo, hi))) => runs.last_mut().unwrap().push((x(p.rate), y(lo), y(hi))),
+            _ => runs.push(Vec::new()),
+        }
+    }
+    for run in runs.iter().filter(|r| !r.is_empty()) {
+        if let [(px, lo, hi)] = run[..] {
+            let _ = write!(
+                b,
+                r#"<path class="band" d="M{px:.2} {lo:.2}V{hi:.2}" stroke="{colour}" stroke-width="5" stroke-opacity="0.25"/>"#
+            );
+            continue;
+        }
+        let upper = run.iter().map(|(px, _, hi)| format!("{px:.2},{hi:.2}"));
+        let lower = run
+            .iter()
+            .rev()
+            .map(|(px, lo, _)| format!("{px:.2},{lo:.2}"));
+        let pts: Vec<String> = upper.chain(lower).collect();
+        let _ = write!(
+            b,
+            r#"<polygon class="band" points="{}" fill="{colour}" fill-opacity="0.15" stroke="none"/>"#,
+            pts.join(" ")
+        );
+    }
+}
+
+/// `†`, `‡`, `§`, their combinations or nothing: a point's marks.
 fn point_marks(p: &Point) -> String {
     let m = Marks {
         tool: p.tool_bound,
         machine: p.disturbed,
-        ..Marks::default()
+        round_trips: p.round_trips,
     };
     m.suffix().trim_start().to_string()
 }
@@ -1046,6 +1097,13 @@ fn rate_legend(b: &mut String, chart: &RateChart, width: f64, y: f64) -> f64 {
         items.push((
             String::new(),
             "solid: Rust variant, dashed: peer (a pair shares a colour)".to_string(),
+        ));
+    }
+    if points().any(|p| p.band.is_some()) {
+        items.push((
+            r##"<rect x="0" y="-6" width="24" height="10" fill="#888888" fill-opacity="0.25"/>"##
+                .to_string(),
+            "band: the 95 % interval of the median over the rounds".to_string(),
         ));
     }
     if points().any(|p| p.saturated && p.value.is_some()) {
@@ -1079,6 +1137,13 @@ fn rate_legend(b: &mut String, chart: &RateChart, width: f64, y: f64) -> f64 {
         items.push((
             String::new(),
             "‡ the machine was busy (other work, steal or CPU waits): it may have set the figure"
+                .to_string(),
+        ));
+    }
+    if points().any(|p| p.round_trips) {
+        items.push((
+            String::new(),
+            "§ neither the server nor the load generator was busy: the connections' round trips set the pace"
                 .to_string(),
         ));
     }

@@ -174,6 +174,14 @@ pub(crate) fn disturbed(st: &StepResult) -> bool {
     st.median.as_ref().is_some_and(|m| m.disturbed)
 }
 
+/// Whether neither the server nor the tool set the pace of `st`, but the connections' round
+/// trips: its median run's [`Run::round_trips_bound`].
+pub(crate) fn round_trips(st: &StepResult) -> bool {
+    st.median
+        .as_ref()
+        .is_some_and(|m| m.round_trips_bound.is_some())
+}
+
 /// The marks of a run's figure: ` †` (tool-bound), ` ‡` (disturbed), ` §` (set by the round
 /// trips), their combinations, or nothing.
 pub fn marks(run: &Run) -> String {

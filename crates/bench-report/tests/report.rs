@@ -931,3 +931,69 @@ fn a_run_in_rounds_shows_its_intervals_in_every_table() {
     let prebuilt = rows.iter().find(|r| r[0] == "server-prebuilt").unwrap();
     assert!(!prebuilt[2].contains('['), "{prebuilt:?}");
 }
+
+/// A real E7 run in rounds (`results-e7-rounds.json`): each server's line in the charts has
+/// the band of its rungs' 95 % intervals, said in the legend and in each point's tooltip; a
+/// run of one round has none.
+#[test]
+fn a_ladder_in_rounds_draws_each_lines_interval_as_a_band() {
+    let r = load("results-e7-rounds.json");
+    let svg = svg_string(&r);
+    well_formed(&svg).unwrap();
+    // Four panels (p50, p99, p99.9, CPU), a band per server in each: every server ran at
+    // least two rungs with six rounds.
+    assert_eq!(r.servers.len(), 4);
+    assert_eq!(
+        svg.matches("<polygon class=\"band\"").count(),
+        4 * r.servers.len(),
+        "{svg}"
+    );
+    assert!(svg.contains("band: the 95 % interval of the median over the rounds"));
+    // node-http's p99 at 10,000 requests/s, as the table gives it: 23.54 ms, 1.68–72.96.
+    assert!(
+        svg.contains("node-http, 10,000 requests/s offered: p99 23.5 ms"),
+        "{svg}"
+    );
+    assert!(
+        svg.contains("p99 23.5 ms, 9,983 achieved; 95 % interval over the rounds 1.68 ms–73 ms")
+    );
+    // One round: no interval, no band, no legend line.
+    let mut one = r.clone();
+    for s in &mut one.servers {
+        for st in &mut s.steps {
+            st.repeats.retain(|run| run.round == Some(1));
+            st.finish();
+        }
+    }
+    let svg = svg_string(&one);
+    assert!(!svg.contains("class=\"band\""));
+    assert!(!svg.contains("band: the 95 % interval"));
+}
+
+/// A bar whose figure the round trips set carries § in the chart as in the tables, with its
+/// legend line.
+#[test]
+fn a_bar_set_by_the_round_trips_carries_its_mark() {
+    let mut r = load("results-e3-rounds.json");
+    let svg = svg_string(&r);
+    assert!(!svg.contains('§'));
+    let st = r
+        .servers
+        .iter_mut()
+        .find(|s| s.name == "node-http")
+        .unwrap()
+        .steps
+        .first_mut()
+        .unwrap();
+    st.median.as_mut().unwrap().round_trips_bound = Some("neither side set the pace".into());
+    let svg = svg_string(&r);
+    well_formed(&svg).unwrap();
+    let texts = texts(&svg);
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("37,422") && t.ends_with(" §")),
+        "{texts:?}"
+    );
+    assert!(svg.contains("§ neither the server nor the load generator was busy"));
+}

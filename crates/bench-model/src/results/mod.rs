@@ -290,6 +290,9 @@ pub struct Intervals {
     /// Of the median p95 latency, µs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p95_us: Option<Interval>,
+    /// Of the median p99.9 latency, µs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p999_us: Option<Interval>,
     /// Of the median response bytes per second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transfer_bytes_per_s: Option<Interval>,
@@ -315,6 +318,7 @@ impl Intervals {
             mean_us: of(&|r| r.latency_us.mean),
             p50_us: of(&|r| r.latency_us.p50.map(|v| v as f64)),
             p95_us: of(&|r| r.latency_us.p95.map(|v| v as f64)),
+            p999_us: of(&|r| r.latency_us.p999.map(|v| v as f64)),
             transfer_bytes_per_s: of(&|r| Some(r.transfer_bytes_per_s)),
         })
     }
