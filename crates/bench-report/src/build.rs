@@ -706,14 +706,29 @@ pub(crate) fn aa_pairs(r: &Results) -> Vec<String> {
 }
 
 /// Every server's requests/s and CPU per request over the ceiling's in the same round, per
-/// step (`0.94 [0.90–0.98]`): the figures that carry across runs and days. Nothing for a run
-/// without the ceiling in its rounds.
+/// step (`0.94 [0.90–0.98]`): the figures that carry across runs and days. At an offered rate
+/// (E7), where the rate sets the requests/s of every server that keeps up, CPU per request,
+/// p99 and p99.9 instead. Nothing for a run without the ceiling in its rounds.
 fn against_ceiling(d: &mut Document, r: &Results) {
+    type Figure = fn(&Run) -> Option<f64>;
     let ratio = |x: f64| format!("{x:.2}");
     let shown = |p: Option<(f64, Interval)>| {
         p.map_or("—".to_string(), |(x, i)| {
             format!("{} [{}–{}]", ratio(x), ratio(i.low), ratio(i.high))
         })
+    };
+    let offered = r.steps().any(|(_, st)| st.offered_requests_per_s.is_some());
+    let figures: &[(&str, Figure)] = if offered {
+        &[
+            ("CPU/request", |m| m.cpu_us_per_request),
+            ("p99", |m| m.latency_us.p99.map(|v| v as f64)),
+            ("p99.9", |m| m.latency_us.p999.map(|v| v as f64)),
+        ]
+    } else {
+        &[
+            ("requests/s", |m| Some(m.requests_per_s)),
+            ("CPU/request", |m| m.cpu_us_per_request),
+        ]
     };
     let mut any = false;
     let mut tables = Vec::new();
@@ -725,21 +740,21 @@ fn against_ceiling(d: &mut Document, r: &Results) {
         if steps.is_empty() {
             continue;
         }
-        let figures: Vec<String> = steps
+        let heads: Vec<String> = steps
             .iter()
-            .flat_map(|s| [format!("requests/s {s}"), format!("CPU/request {s}")])
+            .flat_map(|s| figures.iter().map(move |(name, _)| format!("{name} {s}")))
             .collect();
-        let heads: Vec<&str> = figures.iter().map(String::as_str).collect();
+        let heads: Vec<&str> = heads.iter().map(String::as_str).collect();
         let mut t = Table::of(&["Server"], &heads);
         for s in r.servers.iter().filter(|s| s.name != CEILING) {
             let mut cells = vec![Cell::text(&s.name)];
             for step in &steps {
                 let st = find(s, &endpoint, step).filter(|st| st.valid);
-                let rps = st.and_then(|st| r.to_ceiling(st, |m| Some(m.requests_per_s)));
-                let cpu = st.and_then(|st| r.to_ceiling(st, |m| m.cpu_us_per_request));
-                any |= rps.is_some() || cpu.is_some();
-                cells.push(Cell::text(shown(rps)));
-                cells.push(Cell::text(shown(cpu)));
+                for (_, figure) in figures {
+                    let x = st.and_then(|st| r.to_ceiling(st, figure));
+                    any |= x.is_some();
+                    cells.push(Cell::text(shown(x)));
+                }
             }
             t.push(&s.name, cells);
         }
@@ -749,9 +764,14 @@ fn against_ceiling(d: &mut Document, r: &Results) {
         return;
     }
     d.push(Block::Heading("Against the ceiling".to_string()));
-    d.push(Block::Para(
-        "Each server's requests/s and CPU per request over the C ceiling's in the same round (the median of the rounds' ratios, with its 95 % interval): above 1.00 it served more, or spent more CPU per request, than the loopback's yardstick did under the same load at the same moment. These ratios, not the figures themselves, are what can be compared across runs, days and machines: the VM's speed moves both sides alike.".to_string(),
-    ));
+    let what = if offered {
+        "Each server's CPU per request, p99 and p99.9 latency at each offered rate over the C ceiling's at the same rate in the same round (the median of the rounds' ratios, with its 95 % interval; the offered rate sets every server's requests/s while it keeps up, so those are not compared): above 1.00 it spent more CPU per request, or made its users wait longer, than the loopback's yardstick did under the same load at the same moment."
+    } else {
+        "Each server's requests/s and CPU per request over the C ceiling's in the same round (the median of the rounds' ratios, with its 95 % interval): above 1.00 it served more, or spent more CPU per request, than the loopback's yardstick did under the same load at the same moment."
+    };
+    d.push(Block::Para(format!(
+        "{what} These ratios, not the figures themselves, are what can be compared across runs, days and machines: the VM's speed moves both sides alike."
+    )));
     for (endpoint, t) in tables {
         d.push(Block::Subheading(format!("`{endpoint}`")));
         d.push(Block::Table(t));

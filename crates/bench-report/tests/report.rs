@@ -997,3 +997,27 @@ fn a_bar_set_by_the_round_trips_carries_its_mark() {
     );
     assert!(svg.contains("§ neither the server nor the load generator was busy"));
 }
+
+/// At an offered rate the ceiling is the yardstick of CPU per request and of the tail: each
+/// server's CPU per request, p99 and p99.9 over the ceiling's at the same rung and round.
+#[test]
+fn a_ladder_against_the_ceiling_compares_cpu_and_the_tail_at_every_rate() {
+    let md = markdown(&load("results-e7-rounds.json"));
+    let t = table(&md, "### `/hello`");
+    assert_eq!(
+        t.0[..4],
+        ["Server", "CPU/request r1k", "p99 r1k", "p99.9 r1k"]
+    );
+    assert_eq!(t.0.len(), 1 + 3 * 3);
+    assert!(!t.0.iter().any(|h| h.starts_with("requests/s")));
+    assert_eq!(
+        cell(&t, "server-prebuilt", "CPU/request r40k"),
+        "1.06 [0.98–1.20]"
+    );
+    assert_eq!(cell(&t, "node-http", "p99 r10k"), "39.07 [3.70–138.18]");
+    assert!(md.contains("the offered rate sets every server's requests/s while it keeps up"));
+    // A closed-loop run in rounds keeps requests/s and CPU per request.
+    let md = markdown(&load("results-e3-rounds.json"));
+    let t = table(&md, "### `/`");
+    assert_eq!(t.0, ["Server", "requests/s c100", "CPU/request c100"]);
+}
