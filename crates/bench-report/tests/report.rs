@@ -19,6 +19,18 @@ fn load(name: &str) -> Results {
 }
 
 /// The first table after the line `heading`: header cells, then rows of cells.
+/// `r` cut to its first round, as a run of one round would be.
+fn first_round(r: &Results) -> Results {
+    let mut one = r.clone();
+    for s in &mut one.servers {
+        for st in &mut s.steps {
+            st.repeats.retain(|run| run.round == Some(1));
+            st.finish();
+        }
+    }
+    one
+}
+
 fn table(md: &str, heading: &str) -> (Vec<String>, Vec<Vec<String>>) {
     let mut lines = md.lines().skip_while(|l| *l != heading);
     assert!(lines.next().is_some(), "no heading {heading:?} in:\n{md}");
@@ -919,13 +931,7 @@ fn a_run_in_rounds_shows_its_intervals_in_every_table() {
     );
     assert!(md.contains("**This run's precision**, from a server measured twice as two copies (an A/A pair, which should differ by nothing): `server-prebuilt` over `server-prebuilt#2` at `/` c100: 1.00×, 95 % CI 0.99–1.00, 10 rounds"), "{md}");
     // A figure of one round has no interval: the same file cut to its first round.
-    let mut one = r.clone();
-    for s in &mut one.servers {
-        for st in &mut s.steps {
-            st.repeats.retain(|run| run.round == Some(1));
-            st.finish();
-        }
-    }
+    let one = first_round(&r);
     let md = markdown(&one);
     let (_, rows) = table(&md, "## `/`");
     let prebuilt = rows.iter().find(|r| r[0] == "server-prebuilt").unwrap();
@@ -958,13 +964,7 @@ fn a_ladder_in_rounds_draws_each_lines_interval_as_a_band() {
         svg.contains("p99 23.5 ms, 9,983 achieved; 95 % interval over the rounds 1.68 ms–73 ms")
     );
     // One round: no interval, no band, no legend line.
-    let mut one = r.clone();
-    for s in &mut one.servers {
-        for st in &mut s.steps {
-            st.repeats.retain(|run| run.round == Some(1));
-            st.finish();
-        }
-    }
+    let one = first_round(&r);
     let svg = svg_string(&one);
     assert!(!svg.contains("class=\"band\""));
     assert!(!svg.contains("band: the 95 % interval"));
