@@ -118,9 +118,9 @@ pub struct Recorded {
     pub answers: VecDeque<Result<Output, Failure>>,
     /// Every argv it was asked to run.
     pub argvs: Vec<Vec<String>>,
-    /// How long each run takes, its usage this process sampled meanwhile (a tool that ran
-    /// that long, idle); `None`: no time, no usage.
-    pub runs_for: Option<Duration>,
+    /// How long each run takes, and the process whose usage, sampled meanwhile, stands for
+    /// the tool's; `None`: no time, no usage.
+    pub runs_for: Option<(Duration, i32)>,
 }
 
 impl Launch for Recorded {
@@ -132,9 +132,8 @@ impl Launch for Recorded {
     ) -> Result<Output, Failure> {
         tick();
         self.argvs.push(argv.to_vec());
-        let usage = self.runs_for.and_then(|d| {
-            let sampler =
-                super::sample::Sampler::start(std::process::id() as i32, Duration::from_millis(50));
+        let usage = self.runs_for.and_then(|(d, pid)| {
+            let sampler = super::sample::Sampler::start(pid, Duration::from_millis(50));
             std::thread::sleep(d);
             sampler.finish()
         });

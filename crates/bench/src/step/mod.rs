@@ -1363,15 +1363,21 @@ mod tests {
     /// which needs the rate recorded before the rule is asked.
     #[test]
     fn a_run_at_an_offered_rate_is_never_marked_as_set_by_the_round_trips() {
-        // The server and the tool: this test's own process, sampled while the fake tool runs
-        // 1.2 s (long enough to be measured) and sleeps: both far under 90 % of a CPU.
+        // The server and the tool: an idle process (`sleep`, never this test binary, whose
+        // other tests run beside it), sampled while the fake tool runs 1.2 s (long enough to
+        // be measured): both far under 90 % of a CPU whatever the host does.
+        let mut idle = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let pid = idle.id() as i32;
         let measure = |s: &Step, stdout: &str| {
             let mut launch = Recorded {
                 answers: vec![exited(0, "", ""), exited(0, stdout, "")].into(),
-                runs_for: Some(Duration::from_millis(1200)),
+                runs_for: Some((Duration::from_millis(1200), pid)),
                 ..Recorded::default()
             };
-            let mut server = Fake::new(4, Some(std::process::id() as i32));
+            let mut server = Fake::new(4, Some(pid));
             let mut result = results_for(std::slice::from_ref(s)).remove(0);
             let mut subject =
                 Subject::new(SocketAddr::from(([127, 0, 0, 1], 9)), Some(&mut server));
@@ -1418,6 +1424,8 @@ mod tests {
         let run = measure(&s, &std::fs::read_to_string(recorded).unwrap());
         assert_eq!(run.offered_requests_per_s, Some(2000.0));
         assert_eq!(run.round_trips_bound, None, "{run:?}");
+        let _ = idle.kill();
+        let _ = idle.wait();
     }
 
     #[test]
