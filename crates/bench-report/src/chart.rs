@@ -15,7 +15,7 @@
 use bench_model::results::{Intervals, Results, Run, ServerKind, ServerResult, StepResult};
 use bench_model::stats::Interval;
 
-use super::{disturbed, endpoints, find, round_trips, shown, step_ids, tool_bound};
+use super::{Marks, disturbed, endpoints, find, shown, step_ids, step_marks};
 use bench_model::experiment::{BASELINE, Charts};
 
 /// What a server is, for its colour.
@@ -73,12 +73,9 @@ pub(crate) enum Value {
 pub(crate) struct Cell {
     /// The value.
     pub value: Value,
-    /// The load tool was the bottleneck ([`tool_bound`]).
-    pub tool_bound: bool,
-    /// The machine may have set the figure ([`disturbed`]).
-    pub disturbed: bool,
-    /// Neither the server nor the tool did: the round trips ([`round_trips`]).
-    pub round_trips: bool,
+    /// Who else may have set the figure: the load tool, the machine, the round trips
+    /// ([`step_marks`]).
+    pub marks: Marks,
     /// The 95 % interval of the figure over the run's rounds, drawn as a whisker (requests/s
     /// and CPU per request of a run in rounds); `None` otherwise.
     pub whisker: Option<(f64, f64)>,
@@ -89,9 +86,7 @@ impl Cell {
     fn plain(value: Value) -> Cell {
         Cell {
             value,
-            tool_bound: false,
-            disturbed: false,
-            round_trips: false,
+            marks: Marks::default(),
             whisker: None,
         }
     }
@@ -376,7 +371,10 @@ fn probe_cell(step: Option<&StepResult>, metric: Metric) -> Cell {
         (Some(run), true) => metric.value(run),
     };
     Cell {
-        disturbed: st.valid && disturbed(st),
+        marks: Marks {
+            machine: st.valid && disturbed(st),
+            ..Marks::default()
+        },
         ..Cell::plain(value)
     }
 }
@@ -397,9 +395,7 @@ fn cell(step: Option<&StepResult>, metric: Metric) -> Cell {
     });
     Cell {
         value,
-        tool_bound: st.valid && tool_bound(st),
-        disturbed: st.valid && disturbed(st),
-        round_trips: st.valid && round_trips(st),
+        marks: step_marks(st),
         whisker: interval
             .filter(|i| st.valid && i.n >= 2)
             .map(|i| (i.low, i.high)),
@@ -430,12 +426,8 @@ pub(crate) struct Point {
     pub saturated: bool,
     /// The rung ran but was invalid.
     pub invalid: bool,
-    /// The load tool may have set the figure.
-    pub tool_bound: bool,
-    /// The machine may have.
-    pub disturbed: bool,
-    /// Neither the server nor the tool did: the round trips.
-    pub round_trips: bool,
+    /// Who else may have set the figure: the load tool, the machine, the round trips.
+    pub marks: Marks,
     /// The 95 % interval of the figure over the run's rounds, drawn as a band around the
     /// line; `None` for a run not in rounds or a rung with too few.
     pub band: Option<(f64, f64)>,
@@ -667,9 +659,7 @@ fn point(
         value,
         saturated: st.saturation.is_some(),
         invalid: !st.valid,
-        tool_bound: st.valid && tool_bound(st),
-        disturbed: st.valid && disturbed(st),
-        round_trips: st.valid && round_trips(st),
+        marks: step_marks(st),
         band,
         tip,
     })

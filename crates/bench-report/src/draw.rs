@@ -13,7 +13,6 @@
 
 use std::fmt::Write as _;
 
-use super::Marks;
 use super::chart::{Cell, Chart, Kind, Metric, PERCENTILES, Point, RateChart, Row, Series, Value};
 use crate::format::{escape, grouped, us_label};
 
@@ -218,12 +217,7 @@ fn bar_label(metric: Metric, c: &Cell) -> String {
 
 /// ` †`, ` ‡`, ` §`, their combinations or nothing: the cell's marks.
 fn cell_marks(c: &Cell) -> String {
-    Marks {
-        tool: c.tool_bound,
-        machine: c.disturbed,
-        round_trips: c.round_trips,
-    }
-    .suffix()
+    c.marks.suffix()
 }
 
 /// Draws the legend from `y`, wrapping at `width`; returns the y below it.
@@ -271,7 +265,7 @@ fn legend(b: &mut String, chart: &Chart, width: f64, y: f64) -> f64 {
             "95 % interval of the median over the rounds".to_string(),
         ));
     }
-    if cells().any(|c| c.tool_bound) {
+    if cells().any(|c| c.marks.tool) {
         let swatch = if chart.metric != Metric::Rps {
             String::new()
         } else {
@@ -284,14 +278,14 @@ fn legend(b: &mut String, chart: &Chart, width: f64, y: f64) -> f64 {
             "† the load generator was ≥ 90 % busy: it may have set the pace".to_string(),
         ));
     }
-    if cells().any(|c| c.disturbed) {
+    if cells().any(|c| c.marks.machine) {
         items.push((
             String::new(),
             "‡ the machine was busy (other work, steal or CPU waits): it may have set the figure"
                 .to_string(),
         ));
     }
-    if cells().any(|c| c.round_trips) {
+    if cells().any(|c| c.marks.round_trips) {
         items.push((
             String::new(),
             "§ neither the server nor the load generator was busy: the connections' round trips set the pace"
@@ -376,7 +370,7 @@ fn mark(
             }
         );
     };
-    let bound = match (cell.tool_bound, cell.disturbed) {
+    let bound = match (cell.marks.tool, cell.marks.machine) {
         (true, true) => ", the load generator was the bottleneck (†) and the machine was busy (‡)",
         (true, false) => ", the load generator was the bottleneck (†)",
         (false, true) => ", the machine was busy (‡)",
@@ -392,7 +386,7 @@ fn mark(
             let c = colour(row.kind);
             // The lighter, dashed bar where the tool's cap is the figure itself (requests/s);
             // elsewhere the `†` of the label says it.
-            let style = if cell.tool_bound && chart.metric == Metric::Rps {
+            let style = if cell.marks.tool && chart.metric == Metric::Rps {
                 format!(r#" fill-opacity="0.35" stroke="{c}" stroke-dasharray="3 2""#)
             } else {
                 String::new()
@@ -468,7 +462,7 @@ fn mark(
                     shape(*i, 4.0, 0.0)
                 );
             }
-            if cell.tool_bound || cell.disturbed {
+            if cell.marks.tool || cell.marks.machine {
                 let _ = write!(
                     b,
                     r#"<text x="{:.2}" y="{}" font-size="12">{}</text>"#,
@@ -1035,9 +1029,10 @@ fn band(
 ) {
     let mut runs: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new()];
     for p in line {
-        match (p.value, p.band) {
-            (Some(_), Some((lo, hi))) => runs.last_mut().unwrap().push((x(p.rate), y(lo), y(hi))),
-            _ => runs.push(Vec::new()),
+        // A point has a band only where it has a value (`chart::point`).
+        match p.band {
+            Some((lo, hi)) => runs.last_mut().unwrap().push((x(p.rate), y(lo), y(hi))),
+            None => runs.push(Vec::new()),
         }
     }
     for run in runs.iter().filter(|r| !r.is_empty()) {
@@ -1064,12 +1059,7 @@ fn band(
 
 /// `†`, `‡`, `§`, their combinations or nothing: a point's marks.
 fn point_marks(p: &Point) -> String {
-    let m = Marks {
-        tool: p.tool_bound,
-        machine: p.disturbed,
-        round_trips: p.round_trips,
-    };
-    m.suffix().trim_start().to_string()
+    p.marks.suffix().trim_start().to_string()
 }
 
 /// The legend of a [`RateChart`] from `y`, wrapping at `width`: each server (its line and
@@ -1127,20 +1117,20 @@ fn rate_legend(b: &mut String, chart: &RateChart, width: f64, y: f64) -> f64 {
             "invalid rung (the tables say why)".to_string(),
         ));
     }
-    if points().any(|p| p.tool_bound) {
+    if points().any(|p| p.marks.tool) {
         items.push((
             String::new(),
             "† the load generator was ≥ 90 % busy: it may have set the figure".to_string(),
         ));
     }
-    if points().any(|p| p.disturbed) {
+    if points().any(|p| p.marks.machine) {
         items.push((
             String::new(),
             "‡ the machine was busy (other work, steal or CPU waits): it may have set the figure"
                 .to_string(),
         ));
     }
-    if points().any(|p| p.round_trips) {
+    if points().any(|p| p.marks.round_trips) {
         items.push((
             String::new(),
             "§ neither the server nor the load generator was busy: the connections' round trips set the pace"

@@ -35,7 +35,7 @@ use super::draw::{self, draw};
 use super::format::{date, escape, grouped, inline};
 use super::model::{Document, partial};
 use super::other::OtherResults;
-use super::{ReportError, endpoints, find, findings, tool_bound};
+use super::{ReportError, endpoints, find, findings};
 use body::{body, separated};
 
 mod body;
@@ -488,9 +488,9 @@ fn ours(s: &ServerResult, f: &Reported) -> (String, &'static str) {
         return ("n/a".into(), "");
     };
     let v = figure(s, st, run, f.measure).map_or_else(|| "n/a".into(), |v| separated(&v));
-    let m = super::marks(run);
-    if tool_bound(st) || st.median.as_ref().is_some_and(|m| m.disturbed) {
-        (format!("{v}{m}"), "bound")
+    let marks = super::Marks::of(run);
+    if marks.tool || marks.machine {
+        (format!("{v}{}", marks.suffix()), "bound")
     } else {
         (v, "")
     }

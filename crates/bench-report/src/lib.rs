@@ -162,24 +162,19 @@ pub const MACHINE_MARK: &str = "‡";
 /// round trips did ([`Run::round_trips_bound`]).
 pub const ROUND_TRIP_MARK: &str = "§";
 
-/// Whether the load tool, not the server, set the pace of `st`: its median run's
-/// [`Run::tool_set_pace`].
-pub(crate) fn tool_bound(st: &StepResult) -> bool {
-    st.median.as_ref().is_some_and(Run::tool_set_pace)
-}
-
 /// Whether the machine (other work, steal, CPU waits) may have set `st`'s figures: its median
 /// run's recorded mark (`step::machine::disturbed`, the one rule).
 pub(crate) fn disturbed(st: &StepResult) -> bool {
     st.median.as_ref().is_some_and(|m| m.disturbed)
 }
 
-/// Whether neither the server nor the tool set the pace of `st`, but the connections' round
-/// trips: its median run's [`Run::round_trips_bound`].
-pub(crate) fn round_trips(st: &StepResult) -> bool {
-    st.median
-        .as_ref()
-        .is_some_and(|m| m.round_trips_bound.is_some())
+/// The marks of a valid step's figures: its median run's ([`Marks::of`]); none for an
+/// invalid step or one of no median.
+pub(crate) fn step_marks(st: &StepResult) -> Marks {
+    match &st.median {
+        Some(m) if st.valid => Marks::of(m),
+        _ => Marks::default(),
+    }
 }
 
 /// The marks of a run's figure: ` †` (tool-bound), ` ‡` (disturbed), ` §` (set by the round
@@ -286,7 +281,7 @@ mod tests {
         r.servers[0].steps = vec![step("c1", run(false, false))];
         assert!(footnotes(&r).is_empty());
         r.servers[0].steps = vec![step("c1", run(true, false)), step("c2", run(false, true))];
-        assert!(tool_bound(&r.servers[0].steps[0]) && !disturbed(&r.servers[0].steps[0]));
+        assert!(step_marks(&r.servers[0].steps[0]).tool && !disturbed(&r.servers[0].steps[0]));
         assert!(disturbed(&r.servers[0].steps[1]));
         let notes = footnotes(&r);
         assert_eq!(notes.len(), 2, "{notes:?}");
