@@ -1009,19 +1009,23 @@ mod tests {
         keepalive: Option<Result<(), String>>,
         settle: Duration,
     ) -> (anyhow::Result<Vec<String>>, StepResult, Recorded) {
-        // The server's answer is as long as the recorded runs' responses (the last that
-        // parses): these tests are not of the length rule.
+        let length = recorded_length(&answers);
+        once_measuring(step, answers, server, keepalive, settle, length, true)
+    }
+
+    /// The server's answer as long as the recorded runs' responses (the last that parses),
+    /// for the tests that are not of the length rule.
+    fn recorded_length(answers: &[Result<Output, Failure>]) -> Result<answer::Length, String> {
         let read = answers
             .iter()
             .rev()
             .filter_map(|a| a.as_ref().ok())
             .find_map(|o| measured(Tool::Builtin, o).ok())
             .map_or(1143, |r| r.bytes_per_response.round() as usize);
-        let length = Ok(answer::Length {
+        Ok(answer::Length {
             head: read.saturating_sub(12),
             body: 12,
-        });
-        once_measuring(step, answers, server, keepalive, settle, length, true)
+        })
     }
 
     /// [`once_settling`], the server's answer before the load being `length`.
@@ -1034,10 +1038,23 @@ mod tests {
         length: Result<answer::Length, String>,
         quick: bool,
     ) -> (anyhow::Result<Vec<String>>, StepResult, Recorded) {
-        let mut launch = Recorded {
+        let launch = Recorded {
             answers: answers.into(),
             ..Recorded::default()
         };
+        run_recorded(step, launch, server, keepalive, settle, length, quick)
+    }
+
+    /// The step body on `launch`'s canned outputs, as [`once_measuring`] describes.
+    fn run_recorded(
+        step: &Step,
+        mut launch: Recorded,
+        server: Option<&mut dyn Watch>,
+        keepalive: Option<Result<(), String>>,
+        settle: Duration,
+        length: Result<answer::Length, String>,
+        quick: bool,
+    ) -> (anyhow::Result<Vec<String>>, StepResult, Recorded) {
         let mut result = results_for(std::slice::from_ref(step)).remove(0);
         let mut subject = Subject::new(SocketAddr::from(([127, 0, 0, 1], 9)), server);
         subject.keepalive = keepalive;
@@ -1372,36 +1389,22 @@ mod tests {
             .unwrap();
         let pid = idle.id() as i32;
         let measure = |s: &Step, stdout: &str| {
-            let mut launch = Recorded {
-                answers: vec![exited(0, "", ""), exited(0, stdout, "")].into(),
+            let answers = vec![exited(0, "", ""), exited(0, stdout, "")];
+            let length = recorded_length(&answers);
+            let launch = Recorded {
+                answers: answers.into(),
                 runs_for: Some((Duration::from_millis(1200), pid)),
                 ..Recorded::default()
             };
             let mut server = Fake::new(4, Some(pid));
-            let mut result = results_for(std::slice::from_ref(s)).remove(0);
-            let mut subject =
-                Subject::new(SocketAddr::from(([127, 0, 0, 1], 9)), Some(&mut server));
-            subject.keepalive = None;
-            let read = measured(Tool::Builtin, &exited(0, stdout, "").unwrap()).unwrap();
-            let head = read.bytes_per_response.round() as usize - 12;
-            let length = Ok(answer::Length { head, body: 12 });
-            subject.lengths.insert(length_key(s), length);
-            let mut load = Load {
-                tool: Tool::Builtin,
-                loadgen: Path::new("/x/loadgen"),
-                quick: true,
-                cpus: 1,
-                retries: 0,
-                settle: Duration::ZERO,
-                launch: &mut launch,
-            };
-            let got = run(
-                &mut load,
-                &mut subject,
+            let (got, mut result, _) = run_recorded(
                 s,
-                &mut result,
-                &mut Progress::new(),
-                "test",
+                launch,
+                Some(&mut server),
+                None,
+                Duration::ZERO,
+                length,
+                true,
             );
             assert_eq!(got.unwrap(), Vec::<String>::new());
             let run = result.repeats.remove(0);
