@@ -77,57 +77,7 @@ impl Plan {
             ))
         })?;
         let tool: Tool = args.tool.parse().map_err(bad)?;
-        let rates = match (&exp.ladder, args.rates.as_slice()) {
-            (_, []) => None,
-            (None, _) => {
-                return Err(bad(format!(
-                    "--rates sets a ladder of offered rates, and {} has none (e7 has)",
-                    exp.id
-                )));
-            }
-            (Some(_), rates) => {
-                let mut v = rates.to_vec();
-                v.sort_unstable();
-                v.dedup();
-                Some(v)
-            }
-        };
-        let mut steps = exp.steps_at(args.quick, rates.as_deref(), args.length);
-        if !args.steps.is_empty() {
-            if let Some(unknown) = args
-                .steps
-                .iter()
-                .find(|id| !steps.iter().any(|s| &&s.id == id))
-            {
-                let mut ids: Vec<&str> = Vec::new();
-                for s in &steps {
-                    if !ids.contains(&s.id.as_str()) {
-                        ids.push(&s.id);
-                    }
-                }
-                return Err(bad(format!(
-                    "{} has no step {unknown:?}: its steps are {}",
-                    exp.id,
-                    ids.join(", ")
-                )));
-            }
-            steps.retain(|s| args.steps.contains(&s.id));
-        }
-        if !args.endpoints.is_empty() {
-            if let Some(unknown) = args
-                .endpoints
-                .iter()
-                .find(|e| !exp.endpoints.iter().any(|(p, _)| p == e))
-            {
-                let paths: Vec<&str> = exp.endpoints.iter().map(|(p, _)| *p).collect();
-                return Err(bad(format!(
-                    "{} has no endpoint {unknown:?}: its endpoints are {}",
-                    exp.id,
-                    paths.join(", ")
-                )));
-            }
-            steps.retain(|s| args.endpoints.contains(&s.endpoint));
-        }
+        let steps = chosen_steps(exp, args)?;
         let repeat = args.rounds.unwrap_or(exp.repeat);
         let loadgen = env.binary("loadgen");
         refuse_unless_applicable(tool, &steps, &loadgen, "; use --tool builtin")?;
@@ -338,6 +288,63 @@ pub fn runs(exp: &Experiment, server: &Server, steps: &[Step], by_default: bool)
         v.retain(|s| exp.peers_on.contains(&path(s)));
     }
     v
+}
+
+/// The steps of `exp` that `args` choose: its own, or at `--rates`, `--length` or `--quick`,
+/// only `--steps` and `--endpoints` when given; the first reason they cannot be.
+pub fn chosen_steps(exp: &'static Experiment, args: &RunArgs) -> anyhow::Result<Vec<Step>> {
+    let rates = match (&exp.ladder, args.rates.as_slice()) {
+        (_, []) => None,
+        (None, _) => {
+            return Err(bad(format!(
+                "--rates sets a ladder of offered rates, and {} has none (e7 has)",
+                exp.id
+            )));
+        }
+        (Some(_), rates) => {
+            let mut v = rates.to_vec();
+            v.sort_unstable();
+            v.dedup();
+            Some(v)
+        }
+    };
+    let mut steps = exp.steps_at(args.quick, rates.as_deref(), args.length);
+    if !args.steps.is_empty() {
+        if let Some(unknown) = args
+            .steps
+            .iter()
+            .find(|id| !steps.iter().any(|s| &&s.id == id))
+        {
+            let mut ids: Vec<&str> = Vec::new();
+            for s in &steps {
+                if !ids.contains(&s.id.as_str()) {
+                    ids.push(&s.id);
+                }
+            }
+            return Err(bad(format!(
+                "{} has no step {unknown:?}: its steps are {}",
+                exp.id,
+                ids.join(", ")
+            )));
+        }
+        steps.retain(|s| args.steps.contains(&s.id));
+    }
+    if !args.endpoints.is_empty() {
+        if let Some(unknown) = args
+            .endpoints
+            .iter()
+            .find(|e| !exp.endpoints.iter().any(|(p, _)| p == e))
+        {
+            let paths: Vec<&str> = exp.endpoints.iter().map(|(p, _)| *p).collect();
+            return Err(bad(format!(
+                "{} has no endpoint {unknown:?}: its endpoints are {}",
+                exp.id,
+                paths.join(", ")
+            )));
+        }
+        steps.retain(|s| args.endpoints.contains(&s.endpoint));
+    }
+    Ok(steps)
 }
 
 /// The steps whose endpoint `server` serves (servers.toml `endpoints`).

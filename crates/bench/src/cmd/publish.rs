@@ -941,17 +941,13 @@ mod tests {
         let manifest = manifest::Manifest::load_default().unwrap();
         let mut total = Duration::ZERO;
         for e in &experiment::ALL {
-            // The publish's own steps and rates (a ladder climbs to its last rate at most).
-            let rates = e.ladder.as_ref().map(|l| l.publish_rates);
-            let steps: Vec<_> = e
-                .steps_at(false, rates, e.publish_length)
-                .into_iter()
-                .filter(|s| e.publish_steps.is_empty() || e.publish_steps.contains(&s.id.as_str()))
-                .filter(|s| {
-                    e.publish_endpoints.is_empty()
-                        || e.publish_endpoints.contains(&s.endpoint.as_str())
-                })
-                .collect();
+            // The steps of the publish's own command (a ladder climbs to its last rate at
+            // most).
+            let a = publish_args(&[]);
+            let command = run_command(e, &a, &[]);
+            let steps =
+                crate::plan::chosen_steps(e, &run_args(&command, &a, Path::new("")).unwrap())
+                    .unwrap();
             assert!(!steps.is_empty(), "{}'s publish measures no step", e.id);
             let mut secs = Duration::ZERO;
             for s in manifest
