@@ -12,7 +12,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use bench_model::experiment::{At, BASELINE, Measure, PROBE_ENDPOINT, TFB_PIPELINE, Tables};
+use bench_model::experiment::{
+    At, BASELINE, Charts, Measure, PROBE_ENDPOINT, TFB_PIPELINE, Tables,
+};
 use bench_model::results::{
     CEILING, Interference, Interval, Results, Run, SOCKET_ERRORS, ServerResult, StepResult,
 };
@@ -712,12 +714,13 @@ pub(crate) fn aa_pairs(r: &Results) -> Vec<String> {
 fn against_ceiling(d: &mut Document, r: &Results) {
     type Figure = fn(&Run) -> Option<f64>;
     let ratio = |x: f64| format!("{x:.2}");
-    let shown = |p: Option<(f64, Interval)>| {
+    let text = |p: Option<(f64, Interval)>| {
         p.map_or("—".to_string(), |(x, i)| {
             format!("{} [{}–{}]", ratio(x), ratio(i.low), ratio(i.high))
         })
     };
-    let offered = r.steps().any(|(_, st)| st.offered_requests_per_s.is_some());
+    // A ladder of offered rates, as the report decides it everywhere.
+    let offered = shown(r).charts == Charts::Rates;
     let figures: &[(&str, Figure)] = if offered {
         &[
             ("CPU/request", |m| m.cpu_us_per_request),
@@ -753,7 +756,7 @@ fn against_ceiling(d: &mut Document, r: &Results) {
                 for (_, figure) in figures {
                     let x = st.and_then(|st| r.to_ceiling(st, figure));
                     any |= x.is_some();
-                    cells.push(Cell::text(shown(x)));
+                    cells.push(Cell::text(text(x)));
                 }
             }
             t.push(&s.name, cells);
