@@ -1383,11 +1383,21 @@ mod tests {
         // The server and the tool: an idle process (`sleep`, never this test binary, whose
         // other tests run beside it), sampled while the fake tool runs 1.2 s (long enough to
         // be measured): both far under 90 % of a CPU whatever the host does.
-        let mut idle = std::process::Command::new("sleep")
-            .arg("30")
-            .spawn()
-            .unwrap();
-        let pid = idle.id() as i32;
+        // Stopped when the test ends, passed or failed: no process left behind.
+        struct Idle(std::process::Child);
+        impl Drop for Idle {
+            fn drop(&mut self) {
+                let _ = self.0.kill();
+                let _ = self.0.wait();
+            }
+        }
+        let idle = Idle(
+            std::process::Command::new("sleep")
+                .arg("30")
+                .spawn()
+                .unwrap(),
+        );
+        let pid = idle.0.id() as i32;
         let measure = |s: &Step, stdout: &str| {
             let answers = vec![exited(0, "", ""), exited(0, stdout, "")];
             let length = recorded_length(&answers);
@@ -1427,8 +1437,7 @@ mod tests {
         let run = measure(&s, &std::fs::read_to_string(recorded).unwrap());
         assert_eq!(run.offered_requests_per_s, Some(2000.0));
         assert_eq!(run.round_trips_bound, None, "{run:?}");
-        let _ = idle.kill();
-        let _ = idle.wait();
+        drop(idle);
     }
 
     #[test]
