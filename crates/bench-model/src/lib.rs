@@ -10,7 +10,9 @@
 //!   disturbed, kept up, too short), each one function beside its thresholds;
 //! - [`schema`]: the committed JSON Schema of each kind of results file, and the check of a
 //!   document against it;
-//! - [`stats`]: the one median, and how a rate is written ([`stats::thousands`]).
+//! - [`stats`]: the one median, and how a rate is written ([`stats::thousands`]);
+//! - [`sustainable`]: E7's answer, the highest offered rate a server sustains, read from its
+//!   rungs, and where the search for it goes next.
 //!
 //! `bench-tools` (the load tools' command lines and parsers) and `bench-report` (markdown,
 //! SVG, the HTML page) read and write through it; `bench` (the command line) measures.
@@ -21,3 +23,4 @@ pub mod results;
 pub mod rules;
 pub mod schema;
 pub mod stats;
+pub mod sustainable;

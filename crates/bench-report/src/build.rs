@@ -9,6 +9,7 @@
 //! server's), spread, invalid steps and the tools' caveats, which every report has (see the
 //! [report](super) module for what each table holds).
 
+use bench_model::sustainable;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -370,7 +371,15 @@ fn ladder(d: &mut Document, r: &Results, endpoints: &[String]) {
     let share = bench_model::rules::KEEP_UP_SHARE * 100.0;
     let opt_ms = |us: Option<u64>| us.map_or("n/a".to_string(), ms);
     for endpoint in endpoints {
-        let rungs = step_ids(r, endpoint);
+        // The ladder's own rates; a searched rate is one server's, told in its Sustains cell.
+        let rungs: Vec<String> = step_ids(r, endpoint)
+            .into_iter()
+            .filter(|id| {
+                !r.servers
+                    .iter()
+                    .any(|s| find(s, endpoint, id).is_some_and(|st| st.searched_rounds.is_some()))
+            })
+            .collect();
         let served: Vec<&ServerResult> = r
             .servers
             .iter()
@@ -379,13 +388,38 @@ fn ladder(d: &mut Document, r: &Results, endpoints: &[String]) {
         // The first table says why each ladder stopped; the others where.
         let table = |show: &dyn Fn(&Run) -> String, why: bool| {
             let rungs: Vec<&str> = rungs.iter().map(String::as_str).collect();
-            let mut t = Table::of(&["Server", "Analogue of", "Saturation"], &rungs);
+            let head: &[&str] = if why {
+                &[
+                    "Server",
+                    "Analogue of",
+                    "Sustains, req/s",
+                    "Found between",
+                    "p99 ≤ 10 ms up to",
+                ]
+            } else {
+                &["Server", "Analogue of", "Sustains, req/s"]
+            };
+            let mut t = Table::of(head, &rungs);
             for s in &served {
+                let sus = sustainable::sustained(&s.steps, endpoint);
                 let mut row = vec![
                     Cell::text(&s.name),
                     Cell::text(analogue(s)),
-                    Cell::text(saturation(s, endpoint, why)),
+                    match crate::findings::sustained_read(s, endpoint) {
+                        Some((text, marks)) => Cell::marked(text, marks),
+                        None => Cell::text("n/a"),
+                    },
                 ];
+                if why {
+                    row.push(Cell::text(
+                        sus.as_ref().map_or("n/a".into(), |x| x.bracket()),
+                    ));
+                    row.push(Cell::text(
+                        sus.as_ref()
+                            .and_then(|x| x.noticed)
+                            .map_or("none".into(), |(rate, _)| thousands(rate)),
+                    ));
+                }
                 row.extend(rungs.iter().map(|id| {
                     step_cell(s, endpoint, id, |_, m| Cell::marked(show(m), Marks::of(m)))
                 }));
@@ -398,10 +432,18 @@ fn ladder(d: &mut Document, r: &Results, endpoints: &[String]) {
         )));
         d.push(Block::Para(format!(
             "`rK` is an offered rate of K thousand requests/s. Each cell is the p99 latency, from \
-             each request's intended send time, then the server's CPU time per request. A \
-             server's ladder stops at the first rate it cannot keep up with (achieved under \
-             {share:.0} % of the offered rate, or p99 over {limit} ms): its saturation; `—` is a \
-             rate above it, not run."
+             each request's intended send time, then the server's CPU time per request. A server \
+             keeps up with a rate when it achieves at least {share:.0} % of it with a p99 of at \
+             most {limit} ms, and holds it when it keeps up in the majority of its rounds; each \
+             round's ladder stops at the first rate it cannot keep up with, so `—` is a rate no \
+             round reached. **Sustains** is the highest rate held: between the last ladder rate \
+             held and the first not held, `bench run` searches (halving the bracket, each rate its \
+             own {search} rounds) until the two were within {bracket:.0} %; **Found between** \
+             says the bracket, or why the figure is a lower bound (`≥`: held at the ladder's top, \
+             or the load tool's limit above it). **p99 ≤ 10 ms up to**: the highest rate held \
+             with a p99 a user does not notice.",
+            search = sustainable::search_rounds(r.repeat),
+            bracket = (sustainable::BRACKET - 1.0) * 100.0,
         )));
         d.push(table(
             &|m| {
@@ -455,29 +497,6 @@ fn ladder(d: &mut Document, r: &Results, endpoints: &[String]) {
     d.push(Block::Para(
         "† the load tool set the pace of this figure; ‡ the machine did (other work, steal or CPU waits).".to_string(),
     ));
-}
-
-/// Where `s`'s ladder on `endpoint` ended: the rung it could not keep up with (and, with
-/// `why`, why); the invalid rung it stopped at; or the top rung it kept up with.
-fn saturation(s: &ServerResult, endpoint: &str, why: bool) -> String {
-    let rungs: Vec<&StepResult> = s
-        .steps
-        .iter()
-        .filter(|st| st.endpoint == endpoint)
-        .collect();
-    if let Some(st) = rungs.iter().find(|st| st.saturation.is_some()) {
-        return match (why, &st.saturation) {
-            (true, Some(reason)) => format!("{}: {reason}", st.step),
-            _ => st.step.clone(),
-        };
-    }
-    if let Some(st) = rungs.iter().find(|st| !st.valid) {
-        return format!("not found: {} invalid", st.step);
-    }
-    match rungs.iter().rev().find(|st| st.median.is_some()) {
-        Some(st) => format!("none: kept up to {}", st.step),
-        None => "n/a".to_string(),
-    }
 }
 
 /// Each step's valid median run of `s` on `endpoint` (`None`: not run, invalid or empty).

@@ -14,6 +14,7 @@
 
 use bench_model::results::{Intervals, Results, Run, ServerKind, ServerResult, StepResult};
 use bench_model::stats::Interval;
+use bench_model::sustainable;
 
 use super::{Marks, disturbed, endpoints, find, shown, step_ids, step_marks};
 use bench_model::experiment::{BASELINE, Charts};
@@ -422,8 +423,10 @@ pub(crate) struct Point {
     pub rate: f64,
     /// The figure; `None` for an invalid rung or one where it was not measured.
     pub value: Option<f64>,
-    /// The server could not keep up at this rung: its saturation.
+    /// The server did not hold this rate (in the majority of its rounds).
     pub saturated: bool,
+    /// This is the rate the server sustains ([`sustainable::sustained`]).
+    pub sustained: bool,
     /// The rung ran but was invalid.
     pub invalid: bool,
     /// Who else may have set the figure: the load tool, the machine, the round trips.
@@ -509,10 +512,21 @@ pub(crate) fn rate_charts(r: &Results) -> Vec<RateChart> {
             .filter(|(s, _)| s.steps.iter().any(|st| st.endpoint == endpoint))
             .collect();
         let line = |s: &ServerResult, get: (Get, Band), what: &str, unit: fn(f64) -> String| {
-            s.steps
-                .iter()
-                .filter(|st| st.endpoint == endpoint)
-                .filter_map(|st| point(st, get, what, unit))
+            let rungs = || s.steps.iter().filter(|st| st.endpoint == endpoint);
+            let rounds = sustainable::ladder_rounds(rungs());
+            let sustains = sustainable::sustained(&s.steps, &endpoint)
+                .and_then(|x| x.held)
+                .map(|(_, st)| st as *const StepResult);
+            rungs()
+                .filter_map(|st| {
+                    let mut p = point(st, get, what, unit)?;
+                    p.saturated = sustainable::held(st, rounds) == sustainable::Held::NotHeld;
+                    p.sustained = sustains == Some(st as *const StepResult);
+                    if p.sustained {
+                        p.tip.push_str("; the rate it sustains (the highest held)");
+                    }
+                    Some(p)
+                })
                 .collect::<Vec<Point>>()
         };
         let panel = |title: &str,
@@ -646,7 +660,7 @@ fn point(
         ));
     }
     if let Some(why) = &st.saturation {
-        tip.push_str(&format!("; could not keep up: {why}"));
+        tip.push_str(&format!("; not kept up with in a round: {why}"));
     }
     if !st.valid {
         tip.push_str(&format!(
@@ -658,6 +672,7 @@ fn point(
         rate,
         value,
         saturated: st.saturation.is_some(),
+        sustained: false,
         invalid: !st.valid,
         marks: step_marks(st),
         band,

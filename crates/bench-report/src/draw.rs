@@ -653,18 +653,36 @@ const PLOT_H: f64 = 220.0;
 /// Room left of each panel's plot for its value labels, px.
 const Y_LABELS: f64 = 50.0;
 
-/// The colour of `series`.
+/// The colour of `series`: its pair's, grey for a reference (the C ceiling).
 fn series_colour(series: &Series) -> &'static str {
+    if series.kind == Kind::Reference {
+        return REFERENCE;
+    }
     PAIR_COLOURS[series.pair % PAIR_COLOURS.len()]
 }
 
-/// The dash of `series`' line: none for a Rust variant, dashed for a peer.
+/// The stroke of `series`' line: solid for a Rust variant, dashed for a peer, wide and light
+/// for a reference (the C ceiling), a line to read the others against rather than a rival.
 fn series_dash(series: &Series) -> &'static str {
-    if series.kind == Kind::Rust {
-        ""
-    } else {
-        r#" stroke-dasharray="5 3""#
+    match series.kind {
+        Kind::Rust => "",
+        Kind::Peer => r#" stroke-dasharray="5 3""#,
+        Kind::Reference => r#" stroke-opacity="0.4" stroke-linecap="round""#,
     }
+}
+
+/// The width of `series`' line: wide for a reference.
+fn series_width(series: &Series) -> f64 {
+    if series.kind == Kind::Reference {
+        5.0
+    } else {
+        1.8
+    }
+}
+
+/// The ring drawn around the marker of the rate a server sustains.
+fn sustained_ring(colour: &str) -> String {
+    format!(r#"<circle cx="0" cy="0" r="7.5" fill="none" stroke="{colour}" stroke-width="1.4"/>"#)
 }
 
 /// `series`' marker at (0, 0): circle, square, triangle or diamond by its place in its pair;
@@ -976,8 +994,9 @@ fn rate_line(
         let pts: Vec<String> = seg.iter().map(|(x, y)| format!("{x:.2},{y:.2}")).collect();
         let _ = write!(
             b,
-            r#"<polyline points="{}" fill="none" stroke="{c}" stroke-width="1.8"{}/>"#,
+            r#"<polyline points="{}" fill="none" stroke="{c}" stroke-width="{}"{}/>"#,
             pts.join(" "),
+            series_width(series),
             series_dash(series)
         );
     }
@@ -986,9 +1005,15 @@ fn rate_line(
         match p.value {
             Some(v) => {
                 let (px, py) = (x(p.rate), y(v));
+                // The yardstick's own rate is not the point of the chart: no ring on it.
+                let ring = if p.sustained && series.kind != Kind::Reference {
+                    sustained_ring(c)
+                } else {
+                    String::new()
+                };
                 let _ = write!(
                     b,
-                    r#"<g class="mark"><title>{}</title><g transform="translate({px:.2},{py:.2})">{}</g>"#,
+                    r#"<g class="mark"><title>{}</title><g transform="translate({px:.2},{py:.2})">{}{ring}</g>"#,
                     escape(&tip),
                     series_marker(series, p.saturated)
                 );
@@ -1072,8 +1097,9 @@ fn rate_legend(b: &mut String, chart: &RateChart, width: f64, y: f64) -> f64 {
         .map(|s| {
             (
                 format!(
-                    r#"<line x1="0" y1="-1" x2="24" y2="-1" stroke="{}" stroke-width="1.8"{}/><g transform="translate(12,-1)">{}</g>"#,
+                    r#"<line x1="0" y1="-1" x2="24" y2="-1" stroke="{}" stroke-width="{}"{}/><g transform="translate(12,-1)">{}</g>"#,
                     series_colour(s),
+                    series_width(s),
                     series_dash(s),
                     series_marker(s, false)
                 ),
@@ -1087,6 +1113,22 @@ fn rate_legend(b: &mut String, chart: &RateChart, width: f64, y: f64) -> f64 {
         items.push((
             String::new(),
             "solid: Rust variant, dashed: peer (a pair shares a colour)".to_string(),
+        ));
+    }
+    if chart.series.iter().any(|s| s.kind == Kind::Reference) {
+        items.push((
+            String::new(),
+            "wide grey: the C ceiling, the loopback's yardstick, measured in the same rounds"
+                .to_string(),
+        ));
+    }
+    if points().any(|p| p.sustained && p.value.is_some()) {
+        items.push((
+            format!(
+                r#"<g transform="translate(8,-1)">{}</g>"#,
+                sustained_ring(AXIS)
+            ),
+            "ring: the rate it sustains (the highest held, searched to 5 %)".to_string(),
         ));
     }
     if points().any(|p| p.band.is_some()) {
@@ -1108,7 +1150,7 @@ fn rate_legend(b: &mut String, chart: &RateChart, width: f64, y: f64) -> f64 {
                 r#"<g transform="translate(5,-1)">{}</g>"#,
                 series_marker(&s, true)
             ),
-            "hollow: the rate it could not keep up with (its saturation)".to_string(),
+            "hollow: a rate it did not hold (in most of its rounds)".to_string(),
         ));
     }
     if points().any(|p| p.invalid) {

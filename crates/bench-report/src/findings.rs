@@ -13,6 +13,7 @@
 //! to its details.
 //!
 
+use bench_model::sustainable::{self, Sustained};
 use std::fmt::Write as _;
 
 use bench_model::experiment::{self, Experiment, Finding, Measure, Pick, Quantity, Reported, Side};
@@ -301,38 +302,50 @@ fn valid(st: &StepResult) -> Option<&Run> {
     st.median.as_ref().filter(|_| st.valid)
 }
 
-/// The highest offered rate on `endpoint` that `s` kept up with, as `report::headline` reads
-/// it: exact when the next rung was its saturation, a lower bound when its ladder ended
-/// otherwise (the top rung, or an invalid one); `None` when it fell behind at the first.
+/// The rate `s` sustains on `endpoint` ([`bench_model::sustainable`]), as the findings and the
+/// headline read it: exact (to within the search's bracket) when a rate above it was not held,
+/// a lower bound otherwise; `None` when it held no rung. A disturbed rung that was not held
+/// may have been so because of the machine: the rate sustained carries its ‡.
 fn kept_up(s: &ServerResult, endpoint: &str) -> Option<Read> {
-    let mut kept: Option<Read> = None;
-    for st in s.steps.iter().filter(|st| st.endpoint == endpoint) {
-        let Some(m) = valid(st) else {
-            break;
-        };
-        let rate = st.offered_requests_per_s.or(m.offered_requests_per_s)?;
-        if st.saturation.is_some() {
-            // A disturbed rung that ended the ladder may have been ended by the machine: the
-            // rate kept up with carries its ‡.
-            return kept.map(|k| Read {
-                marks: Marks {
-                    machine: k.marks.machine || m.disturbed,
-                    ..k.marks
-                },
-                ..k
-            });
-        }
-        kept = Some(Read {
-            x: rate,
-            at_least: false,
-            marks: Marks::of(m),
-            connections: st.connections,
-        });
-    }
-    kept.map(|k| Read {
-        at_least: true,
-        ..k
+    let sus = sustainable::sustained(&s.steps, endpoint)?;
+    let (rate, st) = sus.held?;
+    let m = st.median.as_ref()?;
+    Some(Read {
+        x: rate,
+        at_least: !sus.exact(),
+        marks: above_marks(&sus, s, endpoint, Marks::of(m)),
+        connections: st.connections,
     })
+}
+
+/// `marks`, with ‡ when the rung above the sustainable rate was disturbed.
+fn above_marks(sus: &Sustained<'_>, s: &ServerResult, endpoint: &str, marks: Marks) -> Marks {
+    let disturbed = sus.not_held().is_some_and(|hi| {
+        s.steps.iter().any(|st| {
+            st.endpoint == endpoint
+                && sustainable::rate_of(st) == Some(hi)
+                && st.median.as_ref().is_some_and(|m| m.disturbed)
+        })
+    });
+    Marks {
+        machine: marks.machine || disturbed,
+        ..marks
+    }
+}
+
+/// The headline's and the tables' text of the rate `s` sustains on `endpoint` (`61,000`,
+/// `≥ 80,000`, `< 10,000`), with the marks of the rung it was held at; `None` without rungs.
+pub(crate) fn sustained_read(s: &ServerResult, endpoint: &str) -> Option<(String, Marks)> {
+    let sus = sustainable::sustained(&s.steps, endpoint)?;
+    let marks = match sus.held {
+        Some((_, st)) => st
+            .median
+            .as_ref()
+            .map(|m| above_marks(&sus, s, endpoint, Marks::of(m)))
+            .unwrap_or_default(),
+        None => Marks::default(),
+    };
+    Some((sus.text(), marks))
 }
 
 /// The article's ratio for `f` (from the two figures it reported, never typed), and the
@@ -581,7 +594,7 @@ mod tests {
         let e7 = load("e7-20261201T220239Z.json");
         let said = sentences(&e7);
         assert!(
-            said[0].starts_with("`server-prebuilt` keeps up with at least 4.00× the offered rate `node-http` does here (`/hello`: ≥ 40,000 vs 10,000 requests/s)"),
+            said[0].starts_with("`server-prebuilt` sustains at least 4.00× the offered rate `node-http` does here (`/hello`: ≥ 40,000 vs 10,000 requests/s)"),
             "{said:?}"
         );
     }

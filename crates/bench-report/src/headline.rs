@@ -350,46 +350,15 @@ fn offered(st: &StepResult, m: &Run) -> Option<f64> {
     st.offered_requests_per_s.or(m.offered_requests_per_s)
 }
 
-/// The highest offered rate on `endpoint` that `s` kept up with: `40,000` when the next rung
-/// was its saturation, `≥ 40,000` when its ladder ended otherwise (the top rung, or an
-/// invalid one), `< 1,000` when it fell behind at the first.
+/// The rate `s` sustains on `endpoint` ([`bench_model::sustainable`]): `61,000` when a rate
+/// above it was not held (the search narrows that to 5 %), `≥ 80,000` when its rungs ended
+/// otherwise (the top rung, the tool's limit, or an invalid one), `< 10,000` when it did not
+/// hold the lowest.
 fn kept_up(s: &ServerResult, endpoint: &str) -> Cell {
-    let rungs: Vec<&StepResult> = s
-        .steps
-        .iter()
-        .filter(|st| st.endpoint == endpoint)
-        .collect();
-    if rungs.is_empty() {
-        return Cell::NotRun;
-    }
-    let mut kept: Option<(f64, &Run)> = None;
-    for st in rungs {
-        let Some(m) = st.median.as_ref().filter(|_| st.valid) else {
-            return match kept {
-                Some((rate, m)) => Cell::Figure(format!("≥ {}", thousands(rate)), marks(m)),
-                None => Cell::Invalid,
-            };
-        };
-        let Some(rate) = offered(st, m) else {
-            return Cell::NotMeasured;
-        };
-        if st.saturation.is_some() {
-            return match kept {
-                // The machine that disturbed the rung that ended the ladder may have ended
-                // it: the rate kept up with carries that rung's ‡ too.
-                Some((rate, held)) => {
-                    let mut both = held.clone();
-                    both.disturbed |= m.disturbed;
-                    Cell::Figure(thousands(rate), marks(&both))
-                }
-                None => Cell::Figure(format!("< {}", thousands(rate)), String::new()),
-            };
-        }
-        kept = Some((rate, m));
-    }
-    match kept {
-        Some((rate, m)) => Cell::Figure(format!("≥ {}", thousands(rate)), marks(m)),
-        None => Cell::NotMeasured,
+    match crate::findings::sustained_read(s, endpoint) {
+        None if s.steps.iter().any(|st| st.endpoint == endpoint) => Cell::NotMeasured,
+        None => Cell::NotRun,
+        Some((text, m)) => Cell::Figure(text, m.suffix()),
     }
 }
 
@@ -582,7 +551,7 @@ mod tests {
                 .unwrap_or_else(|| panic!("no row for {name}: {text}"))
                 .to_string()
         };
-        assert!(text.contains("| E7 kept up with, req/s |"), "{text}");
+        assert!(text.contains("| E7 sustains, req/s |"), "{text}");
         // The last cell, without its marks.
         let kept = |name: &str| {
             let r = row(name);

@@ -270,6 +270,7 @@ mod tests {
                 spread: None,
                 intervals: None,
                 saturation: None,
+                searched_rounds: None,
             };
             st.finish();
             st

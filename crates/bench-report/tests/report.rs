@@ -635,7 +635,9 @@ fn e7_tables_have_a_column_per_rung_and_each_servers_saturation() {
     let head = [
         "Server",
         "Analogue of",
-        "Saturation",
+        "Sustains, req/s",
+        "Found between",
+        "p99 ≤ 10 ms up to",
         "r1k",
         "r10k",
         "r40k",
@@ -661,7 +663,7 @@ fn e7_tables_have_a_column_per_rung_and_each_servers_saturation() {
             let Some(row) = t.1.iter().find(|row| row[0] == s.name) else {
                 continue;
             };
-            for (id, got) in head[3..].iter().zip(&row[3..]) {
+            for (id, got) in head[5..].iter().zip(&row[5..]) {
                 let want = match s
                     .steps
                     .iter()
@@ -681,16 +683,10 @@ fn e7_tables_have_a_column_per_rung_and_each_servers_saturation() {
                 };
                 assert_eq!(got, &want, "{} {endpoint} {id}", s.name);
             }
-            // The saturation: the rung it could not keep up with, and why.
-            let stop = s
-                .steps
-                .iter()
-                .find(|st| st.endpoint == endpoint && st.saturation.is_some())
-                .unwrap();
-            assert_eq!(
-                row[2],
-                format!("{}: {}", stop.step, stop.saturation.as_deref().unwrap())
-            );
+            // The rate it sustains, and the bracket it was found in.
+            let sus = bench_model::sustainable::sustained(&s.steps, endpoint).unwrap();
+            assert_eq!(row[2].trim_end_matches([' ', '‡', '†']), sus.text());
+            assert_eq!(row[3], sus.bracket());
         }
     }
     let t = table(
@@ -699,19 +695,26 @@ fn e7_tables_have_a_column_per_rung_and_each_servers_saturation() {
     );
     assert_eq!(cell(&t, "server-hyper", "r1k"), "3.98 · 81.92 ‡");
     assert_eq!(cell(&t, "server-hyper", "r120k"), "—");
+    // Held at 10k, not at 40k (this fixture has no search): the rate, its bracket, and the
+    // highest rate held with a p99 a user does not notice.
+    assert_eq!(cell(&t, "server-hyper", "Sustains, req/s"), "10,000 ‡");
     assert_eq!(
-        cell(&t, "server-hyper", "Saturation"),
-        "r40k: achieved 23,918 of 40,000 requests/s offered (59.7 %, under 95 %); p99 809.0 ms from the intended send times, over 100 ms"
+        cell(&t, "server-hyper", "Found between"),
+        "held 10,000, not held 40,000"
     );
+    assert_eq!(cell(&t, "server-hyper", "p99 ≤ 10 ms up to"), "1,000");
+    // Not held at the lowest rate.
+    assert_eq!(cell(&t, "tornado", "Sustains, req/s"), "< 1,000");
     assert_eq!(
-        cell(&t, "tornado", "Saturation"),
-        "r1k: p99 295.9 ms from the intended send times, over 100 ms"
+        cell(&t, "tornado", "Found between"),
+        "not held at 1,000, the lowest rate"
     );
+    assert_eq!(cell(&t, "tornado", "p99 ≤ 10 ms up to"), "none");
     // The achieved rate with its share of the offered one; the tail from the intended send
     // time beside the one from the actual send. The other tables name only the rung.
     let t = table(&md, "## `/hello`: requests/s achieved at each offered rate");
     assert_eq!(cell(&t, "server-prebuilt", "r40k"), "39,241 (98 %) ‡");
-    assert_eq!(cell(&t, "server-prebuilt", "Saturation"), "r120k");
+    assert_eq!(cell(&t, "server-prebuilt", "Sustains, req/s"), "40,000 ‡");
     let t = table(
         &md,
         "## `/hello`: p99.9 ms from the intended send time · from the actual send",
@@ -754,18 +757,21 @@ fn e7_marks_invalid_and_tool_bound_rungs_and_a_ladder_that_never_stopped() {
         "## `/hello`: p99 ms · server CPU µs per request, at each offered rate",
     );
     assert_eq!(cell(&t, "server-hyper", "r10k"), "invalid");
+    assert_eq!(cell(&t, "server-hyper", "Sustains, req/s"), "≥ 1,000 ‡");
     assert_eq!(
-        cell(&t, "server-hyper", "Saturation"),
-        "not found: r10k invalid"
+        cell(&t, "server-hyper", "Found between"),
+        "no valid run at 10,000"
     );
     let t = table(
         &md,
         "## `/api/hello`: p99 ms · server CPU µs per request, at each offered rate",
     );
     assert!(cell(&t, "server-hyper", "r1k").ends_with(" †‡"));
+    // Its lowest rung was the tool's (†): nothing is known of the server.
+    assert_eq!(cell(&t, "server-hyper", "Sustains, req/s"), "n/a");
     assert_eq!(
-        cell(&t, "server-hyper", "Saturation"),
-        "none: kept up to r40k"
+        cell(&t, "server-hyper", "Found between"),
+        "the load tool's limit at 1,000"
     );
     assert!(
         md.contains(

@@ -218,6 +218,10 @@ pub struct RunArgs {
     /// 1000,5000,10000,20000,40000,80000,120000,160000; with --quick 1000,10000,40000,120000)
     #[arg(long, value_name = "R,…", value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub rates: Vec<u64>,
+    /// E7: climb the ladder only, without the search that follows it between each server's
+    /// last rate held and its first not held (to within 5 %, each rate its own 3 rounds)
+    #[arg(long)]
+    pub no_search: bool,
     /// Rounds: each measures every server once per step, the servers of each step in a
     /// fresh random order, each on a fresh server process; every figure is the median over
     /// the rounds, with its 95 % interval (default: the article's repeats, 3 for E1 and E2,

@@ -1368,6 +1368,8 @@ fn quick_e7_climbs_each_ladder_until_the_server_cannot_keep_up() {
         "5000,1000,400000,800000",
         "--servers",
         "server-prebuilt,server-hyper",
+        // The ladder alone: the search that follows it has its own test (cmd::run).
+        "--no-search",
     ];
     let run = run_ok("e7", &args, Duration::from_secs(240));
     let stdout = text(&run.out.stdout);

@@ -220,7 +220,7 @@ impl Quantity {
             Quantity::CpuUsPerRequest => "CPU µs/request",
             Quantity::P99Ms => "p99",
             Quantity::ProbeP99Ms => "the probe's p99",
-            Quantity::KeptUp => "the rate kept up with",
+            Quantity::KeptUp => "the rate sustained",
         }
     }
 }
@@ -367,8 +367,9 @@ pub struct Ladder {
     /// The `--quick` rates.
     pub quick_rates: &'static [u64],
     /// The rates `bench publish` climbs (`bench run --rates`): no rung the generator cannot
-    /// send (above ~95,000 requests/s here, such a rung is the tool's) and none that every
-    /// server holds with room to spare.
+    /// send (above ~95,000 requests/s here, such a rung is the tool's), none that every
+    /// server holds with room to spare, and no more than the report compares at: between
+    /// them the search ([`crate::sustainable`]) finds each server's rate to within 5 %.
     pub publish_rates: &'static [u64],
     /// Connections (keep-alive) at every rung.
     pub connections: usize,

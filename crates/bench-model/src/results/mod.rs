@@ -232,6 +232,11 @@ pub struct StepResult {
     /// invalid instead).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub saturation: Option<String>,
+    /// For a rate the search added between a ladder's last rate held and its first not held
+    /// (E7, [`crate::sustainable`]): the rounds it is owed, whose majority decides whether it
+    /// was held. `None` for a ladder's own rung (owed the run's `repeat`) and any other step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub searched_rounds: Option<u32>,
 }
 
 impl StepResult {
@@ -1169,6 +1174,7 @@ mod tests {
             spread: None,
             intervals: None,
             saturation: None,
+            searched_rounds: None,
         };
         step.finish();
         Results {

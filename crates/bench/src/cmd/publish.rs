@@ -18,6 +18,7 @@
 //! [`publish_rounds`]: bench_model::experiment::Experiment::publish_rounds
 //! [`publish_steps`]: bench_model::experiment::Experiment::publish_steps
 
+use bench_model::sustainable;
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -444,9 +445,8 @@ fn plan(env: &Env, args: &PublishArgs) -> anyhow::Result<Vec<Planned>> {
                         steps: chosen.iter().map(|(_, st)| st.len()).sum::<usize>() * repeat,
                         estimate: chosen
                             .iter()
-                            .flat_map(|(_, st)| st.iter().map(cell_takes))
-                            .sum::<Duration>()
-                            * plan.repeat,
+                            .map(|(_, st)| server_takes(st, plan.repeat))
+                            .sum::<Duration>(),
                         command,
                         skipped: None,
                     }
@@ -651,6 +651,57 @@ pub fn cell_takes(step: &experiment::Step) -> Duration {
         Some(_) => own + Duration::from_secs(around),
         None => own.max(Duration::from_secs(9)),
     }
+}
+
+/// What a server's `steps` take in `rounds` rounds: every cell ([`cell_takes`]); for a ladder
+/// of offered rates, the ladder climbed to the rung where it ends and the search after it
+/// ([`sustainable`]: halving the bracket until it is within 5 %, at most
+/// [`sustainable::MAX_PROBES`] rates), whichever rung that is costs the most. A searched rate
+/// is counted at the two rounds that decide it when they agree (a third runs only when they
+/// do not: a server whose rate wavers there costs one cell more per rate).
+pub fn server_takes(steps: &[experiment::Step], rounds: u32) -> Duration {
+    let mut total = steps
+        .iter()
+        .filter(|st| st.rate.is_none())
+        .map(cell_takes)
+        .sum::<Duration>()
+        * rounds;
+    let mut endpoints: Vec<&str> = Vec::new();
+    for st in steps.iter().filter(|st| st.rate.is_some()) {
+        if !endpoints.contains(&st.endpoint.as_str()) {
+            endpoints.push(&st.endpoint);
+        }
+    }
+    let searched = sustainable::search_rounds(rounds).min(2);
+    for endpoint in endpoints {
+        let rungs: Vec<&experiment::Step> = steps
+            .iter()
+            .filter(|st| st.endpoint == endpoint && st.rate.is_some())
+            .collect();
+        let worst = (0..=rungs.len())
+            .map(|ends| {
+                // The ladder ends at rung `ends` (not held), or is held to its top.
+                let climbed = rungs[..(ends + 1).min(rungs.len())]
+                    .iter()
+                    .map(|st| cell_takes(st))
+                    .sum::<Duration>()
+                    * rounds;
+                let probes = match (ends.checked_sub(1).map(|k| rungs[k]), rungs.get(ends)) {
+                    (_, None) => 0,
+                    (None, Some(_)) => sustainable::MAX_PROBES,
+                    (Some(lo), Some(hi)) => {
+                        let ratio = hi.rate.unwrap_or(1.0) / lo.rate.unwrap_or(1.0);
+                        let halvings = (ratio.ln() / sustainable::BRACKET.ln()).log2().ceil();
+                        (halvings.max(0.0) as usize).min(sustainable::MAX_PROBES)
+                    }
+                };
+                climbed + cell_takes(rungs[0]) * (probes as u32 * searched)
+            })
+            .max()
+            .unwrap_or_default();
+        total += worst;
+    }
+    total
 }
 
 /// The server of the publish's A/A pair.
@@ -965,14 +1016,10 @@ mod tests {
                     .collect();
                 // The A/A pair's copy of server-prebuilt in E3 twice.
                 let copies = if e.id == "e3" && s.name == AA { 2 } else { 1 };
-                secs += served.iter().map(cell_takes).sum::<Duration>() * copies;
+                secs += server_takes(&served, e.publish_rounds) * copies;
             }
-            println!(
-                "{}: {:.1} min",
-                e.id,
-                (secs * e.publish_rounds).as_secs_f64() / 60.0
-            );
-            total += secs * e.publish_rounds;
+            println!("{}: {:.1} min", e.id, secs.as_secs_f64() / 60.0);
+            total += secs;
         }
         // instructions, tools and idle as the publish of 2026-12-02 took them: 9.4, 2 and
         // 1 min.

@@ -38,6 +38,7 @@ use crate::step::{self, Launch, Load, Servers, Spawn, Start, Subject, signals};
 use crate::term::progress::Progress;
 use bench_model::experiment::{self, Step};
 use bench_model::results::{Pinning, Results, ServerKind, ServerResult, timestamp};
+use bench_model::sustainable;
 use bench_report::table::Table;
 use bench_tools::Tool;
 
@@ -101,6 +102,11 @@ impl Checkpoint {
     fn skip(&mut self) {
         self.total = self.total.saturating_sub(1);
         crate::term::progress::Whole::step_dropped();
+    }
+
+    /// `n` more step runs to make (the rates the search adds).
+    fn more(&mut self, n: usize) {
+        self.total += n;
     }
 
     /// One more step run finished: the file now holds it.
@@ -190,6 +196,7 @@ pub fn run(env: &Env, args: &RunArgs, command: Vec<String>) -> anyhow::Result<Ou
         retries: args.start.retries,
         settle: step::SETTLE_LIMIT,
         seed: args.seed.unwrap_or_else(|| fastrand::u64(..)),
+        search: !args.no_search,
     };
     match &plan.subjects {
         Subjects::Local(servers) => run.local(args, command, servers),
@@ -208,6 +215,9 @@ struct Run<'p> {
     settle: std::time::Duration,
     /// The seed of the rounds' order (`--seed`, or a fresh one), recorded in the results.
     seed: u64,
+    /// Whether a ladder of offered rates is followed by the search for each server's
+    /// sustainable rate (not `--no-search`).
+    search: bool,
 }
 
 impl Run<'_> {
@@ -505,9 +515,153 @@ impl Run<'_> {
                 }
             }
         }
+        let mut cell = |i: usize, step: &Step, round: u32, results: &mut Results| {
+            let s = &chosen[i].0;
+            let label = format!("{} search round {round}", s.name);
+            progress.phase(format!("{label}: starting"), None);
+            let mut running = servers.start(s)?;
+            results.servers[i].command = running.command();
+            let what = format!("{label}: {} {}", step.endpoint, step.id);
+            let cell = self.cell(
+                Subject::new(running.addr(), Some(running.watch())),
+                step,
+                (&mut *results, i, round),
+                (&mut *launch, tool_cpus),
+                progress,
+                &what,
+            )?;
+            problems.extend(
+                cell.problems
+                    .into_iter()
+                    .map(|f| format!("{}: {f}", s.name)),
+            );
+            progress.phase(format!("{label}: stopping"), None);
+            let left = running.stop();
+            if !left.is_empty() {
+                bail!("{} left processes behind after stopping: {left:?}", s.name);
+            }
+            Ok(())
+        };
+        self.search(results, ckpt, rng, &mut cell)?;
         // A signal that came while the last server stopped still stops the run.
         signals::check()?;
         Ok(problems)
+    }
+
+    /// After the rounds of a ladder of offered rates (E7), unless `--no-search`: for every
+    /// server and endpoint whose ladder found a rate not held above one held, the search for
+    /// its sustainable rate ([`bench_model::sustainable`]). Each pass adds, per such server
+    /// and endpoint, one rate halfway (on a log scale) between the last held and the first not
+    /// held, and measures it in [`sustainable::search_rounds`] rounds, the servers in a fresh
+    /// random order each round, a rate's remaining rounds skipped once a majority agrees; it
+    /// ends when every bracket is within 5 % (or a server has had
+    /// [`sustainable::MAX_PROBES`] rates). `cell` measures one rate of server `i` once.
+    fn search(
+        &self,
+        results: &mut Results,
+        ckpt: &mut Checkpoint,
+        rng: &mut fastrand::Rng,
+        cell: &mut dyn FnMut(usize, &Step, u32, &mut Results) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        let p = self.plan;
+        // The rungs that no round ran (above where every round's ladder stopped) leave the
+        // results.
+        for s in &mut results.servers {
+            s.steps.retain(|r| {
+                r.offered_requests_per_s.is_none()
+                    || !r.repeats.is_empty()
+                    || r.invalid_reason.is_some()
+            });
+        }
+        if !self.search || p.exp.ladder.is_none() {
+            return Ok(());
+        }
+        let owed = sustainable::search_rounds(p.repeat);
+        let mut made: Vec<(usize, String, usize)> = Vec::new();
+        loop {
+            let mut probes: Vec<(usize, Step)> = Vec::new();
+            for (i, server) in results.servers.iter_mut().enumerate() {
+                let mut endpoints: Vec<String> = Vec::new();
+                for st in p.steps.iter().filter(|st| st.rate.is_some()) {
+                    if !endpoints.contains(&st.endpoint) {
+                        endpoints.push(st.endpoint.clone());
+                    }
+                }
+                for endpoint in endpoints {
+                    let n = made
+                        .iter()
+                        .find(|(j, e, _)| *j == i && *e == endpoint)
+                        .map_or(0, |m| m.2);
+                    if n >= sustainable::MAX_PROBES {
+                        continue;
+                    }
+                    let Some(x) = sustainable::sustained(&server.steps, &endpoint)
+                        .as_ref()
+                        .and_then(sustainable::next_probe)
+                    else {
+                        continue;
+                    };
+                    let Some(template) = p
+                        .steps
+                        .iter()
+                        .find(|st| st.endpoint == endpoint && st.rate.is_some())
+                    else {
+                        continue;
+                    };
+                    let step = Step {
+                        rate: Some(x),
+                        ..template.clone()
+                    };
+                    let step = Step {
+                        id: experiment::rate_id(x as u64),
+                        ..step
+                    };
+                    let mut r = step::results_for(std::slice::from_ref(&step)).remove(0);
+                    r.searched_rounds = Some(owed);
+                    // In order of rate among the endpoint's rungs.
+                    let at = server
+                        .steps
+                        .iter()
+                        .position(|o| {
+                            o.endpoint == endpoint && sustainable::rate_of(o).is_some_and(|y| y > x)
+                        })
+                        .unwrap_or(server.steps.len());
+                    server.steps.insert(at, r);
+                    match made.iter_mut().find(|(j, e, _)| *j == i && *e == endpoint) {
+                        Some(m) => m.2 += 1,
+                        None => made.push((i, endpoint.clone(), 1)),
+                    }
+                    crate::say!(
+                        "{}: {} searches {} requests/s (between the last rate held and the first not held)",
+                        server.name,
+                        endpoint,
+                        bench_model::stats::thousands(x)
+                    );
+                    probes.push((i, step));
+                }
+            }
+            if probes.is_empty() {
+                return Ok(());
+            }
+            ckpt.more(probes.len() * owed as usize);
+            for round in 1..=owed {
+                rng.shuffle(&mut probes);
+                for (i, step) in &probes {
+                    signals::check()?;
+                    let decided = results.servers[*i]
+                        .steps
+                        .iter()
+                        .find(|r| same_result(r, step))
+                        .is_none_or(|r| sustainable::decided(r, p.repeat));
+                    if decided {
+                        ckpt.skip();
+                        continue;
+                    }
+                    cell(*i, step, round, results)?;
+                    ckpt.step_done(results)?;
+                }
+            }
+        }
     }
 
     /// The notes on the CPU split of a local run (`None`: not pinned, and the notes say why)
@@ -590,6 +744,7 @@ impl Run<'_> {
             cwd: &self.env.root,
             cpus: None,
         };
+        let mut rng = fastrand::Rng::with_seed(self.seed);
         // One process for every cell, as it runs: rounds still alternate with nothing, and
         // what one cell leaves (caches, a JIT's warm-up, memory) carries over to the next.
         let mut all = || -> anyhow::Result<()> {
@@ -629,6 +784,20 @@ impl Run<'_> {
                     ckpt.step_done(&mut results)?;
                 }
             }
+            let mut cell = |_: usize, step: &Step, round: u32, results: &mut Results| {
+                let what = format!("{base} search round {round}: {} {}", step.endpoint, step.id);
+                let cell = self.cell(
+                    Subject::new(target.addr, None),
+                    step,
+                    (results, 0, round),
+                    (&mut spawn, step::cpus_allowed()),
+                    &mut progress,
+                    &what,
+                )?;
+                problems.extend(cell.problems);
+                Ok(())
+            };
+            self.search(&mut results, &mut ckpt, &mut rng, &mut cell)?;
             signals::check()?;
             Ok(())
         };
@@ -683,31 +852,27 @@ impl Run<'_> {
             r.round = Some(round);
         }
         let mut stopped = false;
+        let searched = entry.steps[at].searched_rounds.is_some();
         if step.rate.is_some()
             && let Some(why) = step::rung(&mut entry.steps[at])
         {
-            crate::say!(
-                "{}: {} stops at {}: {why}",
-                entry.name,
-                step.endpoint,
-                step.id
-            );
-            stopped = true;
-            // The rungs above it that no round ran leave the results.
-            let rungs: Vec<&str> = self
-                .plan
-                .steps
-                .iter()
-                .skip_while(|s| !same_step(s, step))
-                .skip(1)
-                .filter(|s| s.endpoint == step.endpoint)
-                .map(|s| s.id.as_str())
-                .collect();
-            entry.steps.retain(|r| {
-                r.endpoint != step.endpoint
-                    || !r.repeats.is_empty()
-                    || !rungs.contains(&r.step.as_str())
-            });
+            if searched {
+                crate::say!(
+                    "{}: {} {} not held in this round: {why}",
+                    entry.name,
+                    step.endpoint,
+                    step.id
+                );
+            } else {
+                // This round's ladder on the endpoint ends here; the next round climbs again.
+                crate::say!(
+                    "{}: {} stops at {} this round: {why}",
+                    entry.name,
+                    step.endpoint,
+                    step.id
+                );
+                stopped = true;
+            }
         }
         Ok(Cell { problems, stopped })
     }
@@ -1026,6 +1191,7 @@ mod tests {
             retries: 0,
             settle: std::time::Duration::ZERO,
             seed,
+            search: !args.no_search,
         };
         let mut results = run.results(args, vec!["bench".into(), "run".into()]);
         for (s, steps) in chosen {
@@ -1053,6 +1219,117 @@ mod tests {
         (0..n)
             .map(|_| crate::step::fake::exited(0, &report, ""))
             .collect()
+    }
+
+    /// A built-in generator's report of an open-loop run at the rate its argv offers (`-R`),
+    /// from a server that keeps up with up to 30,000 requests/s and answers 60 % of anything
+    /// above (p99 900 ms).
+    fn holds_30k(argv: &[String]) -> Result<step::child::Output, step::child::Failure> {
+        let rate: f64 = argv
+            .iter()
+            .position(|a| a == "-R")
+            .and_then(|i| argv.get(i + 1))
+            .and_then(|r| r.parse().ok())
+            .expect("an open-loop run");
+        let mut doc: serde_json::Value =
+            serde_json::from_str(&crate::step::fake::report()).unwrap();
+        let achieved = if rate <= 30_000.0 { rate } else { rate * 0.6 };
+        let duration = doc["result"]["duration_s"].as_f64().unwrap();
+        let n = (achieved * duration) as u64;
+        doc["config"]["load"] = serde_json::json!({ "model": "open", "rate": rate });
+        let res = &mut doc["result"];
+        res["requests"] = n.into();
+        res["responses"] = n.into();
+        res["ok"] = n.into();
+        res["requests_per_s"] = achieved.into();
+        res["status"]["s2xx"] = n.into();
+        res["latency"]["count"] = n.into();
+        if rate > 30_000.0 {
+            res["latency"]["p99_us"] = 900_000.into();
+            res["latency"]["p99_9_us"] = 950_000.into();
+            res["latency"]["max_us"] = 990_000.into();
+        }
+        crate::step::fake::exited(0, &doc.to_string(), "")
+    }
+
+    #[test]
+    fn e7_searches_between_the_last_rate_held_and_the_first_not_held_to_within_5_percent() {
+        let dir = std::env::temp_dir().join(format!("bench-search-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let exp = experiment::find("e7").unwrap();
+        let argv = [
+            "bench",
+            "run",
+            "e7",
+            "--quick",
+            "--rounds",
+            "3",
+            "--rates",
+            "10000,40000",
+            "--endpoints",
+            "/hello",
+        ];
+        let args = match <crate::cli::Cli as clap::Parser>::try_parse_from(argv)
+            .unwrap()
+            .command
+        {
+            crate::cli::Cmd::Run(a) => a,
+            other => panic!("{other:?}"),
+        };
+        let steps = crate::plan::chosen_steps(exp, &args).unwrap();
+        assert_eq!(steps.len(), 2);
+        let manifest = manifest::Manifest::load_default().unwrap();
+        let chosen = vec![(manifest.get("server-hyper").unwrap().clone(), steps.clone())];
+        let plan = Plan {
+            exp,
+            steps,
+            tool: Tool::Builtin,
+            repeat: 3,
+            quick: true,
+            loadgen: PathBuf::from("/x/loadgen"),
+            subjects: Subjects::Local(chosen.clone()),
+        };
+        let mut fakes = crate::step::fake::Fakes {
+            alive: usize::MAX,
+            ..Default::default()
+        };
+        let mut launch = crate::step::fake::Recorded {
+            respond: Some(holds_30k),
+            ..Default::default()
+        };
+        let (got, results, _) = measured(&plan, &chosen, &args, &mut fakes, &mut launch, &dir, 1);
+        let _ = std::fs::remove_dir_all(&dir);
+        got.unwrap();
+        let steps = &results.servers[0].steps;
+        let sus = bench_model::sustainable::sustained(steps, "/hello").unwrap();
+        // 10k and 40k in 3 rounds each, then 20,000 (held), 28,300 (held), 33,600 (not),
+        // 30,800 (not), 29,500 (held): within 5 %, around the true 30,000.
+        let (lo, hi) = (sus.rate().unwrap(), sus.not_held().unwrap());
+        assert!(
+            lo <= 30_000.0 && 30_000.0 < hi && hi <= lo * 1.05,
+            "{lo} {hi}"
+        );
+        assert_eq!(sus.text(), bench_model::stats::thousands(lo));
+        let searched: Vec<(&str, usize)> = steps
+            .iter()
+            .filter(|st| st.searched_rounds == Some(3))
+            .map(|st| (st.step.as_str(), st.repeats.len()))
+            .collect();
+        // Each searched rate ran until two rounds agreed: two rounds each, as this server
+        // never wavers.
+        assert!(searched.len() >= 3 && searched.len() <= 5, "{searched:?}");
+        assert!(searched.iter().all(|(_, n)| *n == 2), "{searched:?}");
+        // In order of rate among the endpoint's rungs.
+        let rates: Vec<f64> = steps
+            .iter()
+            .filter_map(bench_model::sustainable::rate_of)
+            .collect();
+        assert!(rates.windows(2).all(|w| w[0] < w[1]), "{rates:?}");
+        // The ladder's own rungs ran in all three rounds.
+        for id in ["r10k", "r40k"] {
+            let st = steps.iter().find(|st| st.step == id).unwrap();
+            assert_eq!(st.repeats.len(), 3, "{id}");
+        }
     }
 
     /// The order in which the loop visits the two servers of each of two steps, two rounds,

@@ -121,6 +121,9 @@ pub struct Recorded {
     /// How long each run takes, and the process whose usage, sampled meanwhile, stands for
     /// the tool's; `None`: no time, no usage.
     pub runs_for: Option<(Duration, i32)>,
+    /// When set, answers every run from its argv instead of from `answers` (a tool whose
+    /// output depends on what it was asked, such as the rate offered).
+    pub respond: Option<Respond>,
 }
 
 impl Launch for Recorded {
@@ -137,16 +140,22 @@ impl Launch for Recorded {
             std::thread::sleep(d);
             sampler.finish()
         });
-        let answer = self
-            .answers
-            .pop_front()
-            .unwrap_or_else(|| Err(Failure::Other(anyhow::anyhow!("no more answers"))));
+        let answer = match self.respond {
+            Some(respond) => respond(argv),
+            None => self
+                .answers
+                .pop_front()
+                .unwrap_or_else(|| Err(Failure::Other(anyhow::anyhow!("no more answers")))),
+        };
         answer.map(|o| Output {
             usage: usage.or(o.usage),
             ..o
         })
     }
 }
+
+/// A tool that answers from its argv ([`Recorded::respond`]).
+pub type Respond = fn(&[String]) -> Result<Output, Failure>;
 
 /// A tool's output: exit `code`, `stdout`, `stderr`, one second long.
 pub fn exited(code: i32, stdout: &str, stderr: &str) -> Result<Output, Failure> {

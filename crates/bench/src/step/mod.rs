@@ -886,7 +886,9 @@ fn per_request(s: Option<f64>, n: u64) -> Option<f64> {
 }
 
 /// After a rung of a ladder of offered rates (a step with a rate, E7) has run: why the
-/// server's ladder on that endpoint stops here, or `None` when it goes on to the next rate.
+/// server's ladder on that endpoint stops here in this round, or `None` when it goes on to
+/// the next rate. (Whether the server *holds* the rate is the majority of its rounds:
+/// [`bench_model::sustainable`].)
 ///
 /// It stops at a rung that gave no valid run (the step is invalid already: failed requests, a
 /// server gone, a tool that failed), and where the server could not keep up
@@ -954,6 +956,7 @@ pub fn results_for(steps: &[Step]) -> Vec<StepResult> {
             spread: None,
             intervals: None,
             saturation: None,
+            searched_rounds: None,
         })
         .collect()
 }
