@@ -494,9 +494,33 @@ fn ladder(d: &mut Document, r: &Results, endpoints: &[String]) {
             false,
         ));
     }
+    if let Some(rate) = generator_limit(r) {
+        d.push(Block::Para(format!(
+            "The load generator itself was the limit from {} requests/s (†: its thread busy, or \
+             requests due that it never sent): no rung at or above that rate says anything of \
+             a server, so a rate held up to it is a lower bound (`≥`). `cargo bench -p loadgen` \
+             measures where that limit lies on a machine (crates/loadgen/README.md).",
+            thousands(rate)
+        )));
+    }
     d.push(Block::Para(
         "† the load tool set the pace of this figure; ‡ the machine did (other work, steal or CPU waits).".to_string(),
     ));
+}
+
+/// The lowest offered rate at which a rung of any server was the load tool's
+/// ([`sustainable::Held::Tool`]), if any.
+fn generator_limit(r: &Results) -> Option<f64> {
+    r.servers
+        .iter()
+        .flat_map(|s| {
+            let rounds = sustainable::ladder_rounds(s.steps.iter());
+            s.steps
+                .iter()
+                .filter(move |st| sustainable::held(st, rounds) == sustainable::Held::Tool)
+        })
+        .filter_map(sustainable::rate_of)
+        .min_by(f64::total_cmp)
 }
 
 /// Each step's valid median run of `s` on `endpoint` (`None`: not run, invalid or empty).

@@ -785,6 +785,11 @@ fn e7_marks_invalid_and_tool_bound_rungs_and_a_ladder_that_never_stopped() {
         "the invalid rung is marked on the charts"
     );
     assert!(svg.contains("† the load generator was ≥ 90 % busy"));
+    // Where the generator's own limit lies, said once.
+    assert!(
+        md.contains("The load generator itself was the limit from 1,000 requests/s"),
+        "{md}"
+    );
 }
 
 #[test]
