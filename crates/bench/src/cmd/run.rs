@@ -473,43 +473,27 @@ impl Run<'_> {
                         continue;
                     }
                     let label = format!("{} round {round}/{}", s.name, p.repeat);
-                    progress.phase(format!("{label}: starting"), None);
-                    let mut running = servers.start(s)?;
-                    results.servers[i].command = running.command();
-                    let addr = running.addr();
-                    if p.exp.verify_first && !verified[i] {
-                        // TechEmpower verifies every response before any load.
-                        results.servers[i].verified =
-                            crate::step::answer::before_load(s, addr, steps);
-                        verified[i] = true;
-                    }
                     let what = format!(
-                        "{label}: {} {} ({}/{})",
+                        "{} {} ({}/{})",
                         step.endpoint,
                         step.id,
                         k + 1,
                         p.steps.len()
                     );
-                    let cell = self.cell(
-                        Subject::new(addr, Some(running.watch())),
+                    // TechEmpower verifies every response before any load.
+                    let verify = (p.exp.verify_first && !verified[i]).then_some(steps.as_slice());
+                    verified[i] |= verify.is_some();
+                    let cell = self.fresh_cell(
+                        (s, i, round),
                         step,
-                        (&mut *results, i, round),
-                        (&mut *launch, tool_cpus),
+                        (&label, &what, verify),
+                        (&mut *servers, &mut *launch, tool_cpus),
+                        results,
                         progress,
-                        &what,
                     )?;
-                    problems.extend(
-                        cell.problems
-                            .into_iter()
-                            .map(|f| format!("{}: {f}", s.name)),
-                    );
+                    problems.extend(cell.problems);
                     if cell.stopped {
                         stopped[i].push(&step.endpoint);
-                    }
-                    progress.phase(format!("{label}: stopping"), None);
-                    let left = running.stop();
-                    if !left.is_empty() {
-                        bail!("{} left processes behind after stopping: {left:?}", s.name);
                     }
                     ckpt.step_done(results)?;
                 }
@@ -518,34 +502,61 @@ impl Run<'_> {
         let mut cell = |i: usize, step: &Step, round: u32, results: &mut Results| {
             let s = &chosen[i].0;
             let label = format!("{} search round {round}", s.name);
-            progress.phase(format!("{label}: starting"), None);
-            let mut running = servers.start(s)?;
-            results.servers[i].command = running.command();
-            let what = format!("{label}: {} {}", step.endpoint, step.id);
-            let cell = self.cell(
-                Subject::new(running.addr(), Some(running.watch())),
+            let what = format!("{} {}", step.endpoint, step.id);
+            let cell = self.fresh_cell(
+                (s, i, round),
                 step,
-                (&mut *results, i, round),
-                (&mut *launch, tool_cpus),
+                (&label, &what, None),
+                (&mut *servers, &mut *launch, tool_cpus),
+                results,
                 progress,
-                &what,
             )?;
-            problems.extend(
-                cell.problems
-                    .into_iter()
-                    .map(|f| format!("{}: {f}", s.name)),
-            );
-            progress.phase(format!("{label}: stopping"), None);
-            let left = running.stop();
-            if !left.is_empty() {
-                bail!("{} left processes behind after stopping: {left:?}", s.name);
-            }
+            problems.extend(cell.problems);
             Ok(())
         };
         self.search(results, ckpt, rng, &mut cell)?;
         // A signal that came while the last server stopped still stops the run.
         signals::check()?;
         Ok(problems)
+    }
+
+    /// Measures `step` once on a fresh process of server `s` (`results.servers[i]`), as round
+    /// `round`: started, (with `verify`, its answers to `verify`'s steps checked first),
+    /// measured ([`Run::cell`]), stopped; `label` and `what` name the cell in the progress
+    /// line. Its problems come back named by the server.
+    fn fresh_cell(
+        &self,
+        (s, i, round): (&Server, usize, u32),
+        step: &Step,
+        (label, what, verify): (&str, &str, Option<&[Step]>),
+        (servers, launch, tool_cpus): (&mut dyn Servers, &mut dyn Launch, usize),
+        results: &mut Results,
+        progress: &mut Progress,
+    ) -> anyhow::Result<Cell> {
+        progress.phase(format!("{label}: starting"), None);
+        let mut running = servers.start(s)?;
+        results.servers[i].command = running.command();
+        let addr = running.addr();
+        if let Some(steps) = verify {
+            results.servers[i].verified = crate::step::answer::before_load(s, addr, steps);
+        }
+        let mut cell = self.cell(
+            Subject::new(addr, Some(running.watch())),
+            step,
+            (results, i, round),
+            (launch, tool_cpus),
+            progress,
+            &format!("{label}: {what}"),
+        )?;
+        for f in &mut cell.problems {
+            *f = format!("{}: {f}", s.name);
+        }
+        progress.phase(format!("{label}: stopping"), None);
+        let left = running.stop();
+        if !left.is_empty() {
+            bail!("{} left processes behind after stopping: {left:?}", s.name);
+        }
+        Ok(cell)
     }
 
     /// After the rounds of a ladder of offered rates (E7), unless `--no-search`: for every
