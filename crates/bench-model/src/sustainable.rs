@@ -61,27 +61,26 @@ pub fn held(st: &StepResult, repeat: u32) -> Held {
     if !st.valid {
         return Held::Unknown;
     }
-    let kept = st
-        .repeats
-        .iter()
-        .filter(|r| rules::saturated(r).is_none())
-        .count();
-    if kept * 2 > owed {
+    if kept(st) * 2 > owed {
         Held::Held
     } else {
         Held::NotHeld
     }
 }
 
+/// The rounds of `st` that kept up with its rate ([`rules::saturated`]).
+fn kept(st: &StepResult) -> usize {
+    st.repeats
+        .iter()
+        .filter(|r| rules::saturated(r).is_none())
+        .count()
+}
+
 /// Whether `st`'s held or not held is settled before all its rounds ran: a majority of the
 /// rounds it is owed already agrees (the search runs no more rounds of it then).
 pub fn decided(st: &StepResult, repeat: u32) -> bool {
     let owed = st.searched_rounds.unwrap_or(repeat).max(1) as usize;
-    let kept = st
-        .repeats
-        .iter()
-        .filter(|r| rules::saturated(r).is_none())
-        .count();
+    let kept = kept(st);
     let failed = st.repeats.len() - kept;
     !st.valid || kept * 2 > owed || failed * 2 >= owed
 }

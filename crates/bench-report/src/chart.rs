@@ -514,14 +514,12 @@ pub(crate) fn rate_charts(r: &Results) -> Vec<RateChart> {
         let line = |s: &ServerResult, get: (Get, Band), what: &str, unit: fn(f64) -> String| {
             let rungs = || s.steps.iter().filter(|st| st.endpoint == endpoint);
             let rounds = sustainable::ladder_rounds(rungs());
-            let sustains = sustainable::sustained(&s.steps, &endpoint)
-                .and_then(|x| x.held)
-                .map(|(_, st)| st as *const StepResult);
+            let sustains = sustainable::sustained(&s.steps, &endpoint).and_then(|x| x.rate());
             rungs()
                 .filter_map(|st| {
                     let mut p = point(st, get, what, unit)?;
                     p.saturated = sustainable::held(st, rounds) == sustainable::Held::NotHeld;
-                    p.sustained = sustains == Some(st as *const StepResult);
+                    p.sustained = sustains == Some(p.rate);
                     if p.sustained {
                         p.tip.push_str("; the rate it sustains (the highest held)");
                     }

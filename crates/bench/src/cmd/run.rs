@@ -588,17 +588,18 @@ impl Run<'_> {
             return Ok(());
         }
         let owed = sustainable::search_rounds(p.repeat);
-        let mut made: Vec<(usize, String, usize)> = Vec::new();
+        // The endpoints with a ladder.
+        let mut endpoints: Vec<&str> = Vec::new();
+        for st in p.steps.iter().filter(|st| st.rate.is_some()) {
+            if !endpoints.contains(&st.endpoint.as_str()) {
+                endpoints.push(&st.endpoint);
+            }
+        }
+        let mut made: Vec<(usize, &str, usize)> = Vec::new();
         loop {
             let mut probes: Vec<(usize, Step)> = Vec::new();
             for (i, server) in results.servers.iter_mut().enumerate() {
-                let mut endpoints: Vec<String> = Vec::new();
-                for st in p.steps.iter().filter(|st| st.rate.is_some()) {
-                    if !endpoints.contains(&st.endpoint) {
-                        endpoints.push(st.endpoint.clone());
-                    }
-                }
-                for endpoint in endpoints {
+                for &endpoint in &endpoints {
                     let n = made
                         .iter()
                         .find(|(j, e, _)| *j == i && *e == endpoint)
@@ -606,7 +607,7 @@ impl Run<'_> {
                     if n >= sustainable::MAX_PROBES {
                         continue;
                     }
-                    let Some(x) = sustainable::sustained(&server.steps, &endpoint)
+                    let Some(x) = sustainable::sustained(&server.steps, endpoint)
                         .as_ref()
                         .and_then(sustainable::next_probe)
                     else {
@@ -640,7 +641,7 @@ impl Run<'_> {
                     server.steps.insert(at, r);
                     match made.iter_mut().find(|(j, e, _)| *j == i && *e == endpoint) {
                         Some(m) => m.2 += 1,
-                        None => made.push((i, endpoint.clone(), 1)),
+                        None => made.push((i, endpoint, 1)),
                     }
                     crate::say!(
                         "{}: {} searches {} requests/s (between the last rate held and the first not held)",
