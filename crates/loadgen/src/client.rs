@@ -2,26 +2,36 @@
 //! drives its share of the connections.
 //!
 //! There is one loop, [`connection`], for every mode and load model. Each turn it asks the
-//! load model when the next request may go (now for the closed model, the connection's
-//! schedule for the open one, its activation window for stages), checks the stop condition
-//! (the thread's share of `-n`, or the end of `-d`), then writes one pre-serialised request
-//! or pipelined batch and frames the responses. Connections of a thread share its
+//! load model when the next request may go (now for the closed model, the thread's [`Pacer`]
+//! for the open one, its activation window for stages), checks the stop condition (the
+//! thread's share of `-n`, or the end of `-d`), then writes one pre-serialised request or
+//! pipelined batch and frames the responses. Connections of a thread share its
 //! [`ThreadStats`] through an `Rc`: nothing is shared between threads on the hot path but
 //! a per-thread progress counter that only the progress bar reads.
+//!
+//! The open model (`-R`) is one schedule per thread, not one per connection: request `j` of
+//! thread `t` is intended at `start + (j + t / threads) / rate_t`, `rate_t` the thread's share
+//! of the rate. A connection that finishes an exchange takes a request already due at once
+//! (no timer, no wake-up); otherwise it parks as idle with the thread's [`Pacer`], whose task
+//! wakes once per due time (a timerfd, [`Timer`]) and hands every due request to an idle
+//! connection. A due request with no idle connection waits for the next connection that
+//! frees up. Its latency always runs from its intended time; requests due in the measured
+//! window but never sent are counted as `unsent`.
 //!
 //! Latency runs between two turns of the thread's event loop, as in wrk, not between two
 //! moments that depend on where in its turn a connection's task happens to run: see
 //! [`Turn`].
 
 use std::cell::{Cell, RefCell};
-use std::future::Future;
+use std::collections::VecDeque;
+use std::future::{Future, poll_fn};
 use std::io;
 use std::net::SocketAddr;
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::task::{Context, Wake, Waker};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -56,8 +66,8 @@ pub(crate) struct Plan {
     pub(crate) warm_end: Instant,
     /// No request starts after this; requests in flight then are unfinished.
     pub(crate) end: Option<Instant>,
-    /// The open model's interval between two sends on one connection.
-    interval: Option<Duration>,
+    /// The open model's rate, requests/s, all threads together.
+    rate: Option<f64>,
     stages: Option<Vec<Stage>>,
 }
 
@@ -85,10 +95,8 @@ impl Plan {
             start,
             warm_end,
             end,
-            interval: match config.load {
-                Load::Open { rate } => {
-                    Some(Duration::from_secs_f64(total_connections as f64 / rate))
-                }
+            rate: match config.load {
+                Load::Open { rate } => Some(rate),
                 _ => None,
             },
             stages: match &config.load {
@@ -127,15 +135,23 @@ pub(crate) fn run_thread(
         .enable_all()
         .build()?;
     let connections = plan.share(plan.total_connections as u64, thread) as usize;
+    let pacer = plan
+        .rate
+        .map(|rate| Pacer::new(&plan, rate, thread, connections));
     let ctx = Rc::new(Ctx {
         stats: RefCell::new(ThreadStats::new(plan.timeout)),
         tickets: Cell::new(requests.map(|n| plan.share(n, thread))),
         done: Notify::new(),
         progress,
+        pacer,
         plan,
     });
     let local = tokio::task::LocalSet::new();
     local.block_on(&rt, async {
+        let pacer = ctx
+            .pacer
+            .is_some()
+            .then(|| tokio::task::spawn_local(pace(Rc::clone(&ctx), Timer::new())));
         let tasks: Vec<_> = (0..connections)
             // Global indices interleave threads, so stages activate connections evenly.
             .map(|j| {
@@ -146,12 +162,25 @@ pub(crate) fn run_thread(
         for t in tasks {
             let _ = t.await;
         }
+        if let (Some(p), Some(task)) = (&ctx.pacer, pacer) {
+            p.stop();
+            let _ = task.await;
+        }
         ctx.done.notify_one();
         let _ = sampler.await;
     });
     let finished = Instant::now();
     let cpu = crate::cpu::thread_times();
     drop(local);
+    if let Some(p) = &ctx.pacer {
+        let mut st = ctx.stats.borrow_mut();
+        st.intended = match (ctx.tickets.get(), ctx.plan.end) {
+            // The thread's share of `-n` was sent: nothing more was wanted.
+            (Some(0), _) | (_, None) => p.started.get(),
+            (_, Some(end)) => p.due(ctx.plan.warm_end, end),
+        };
+        st.unsent = st.intended.saturating_sub(p.started.get());
+    }
     let stats = match Rc::try_unwrap(ctx) {
         Ok(ctx) => ctx.stats.into_inner(),
         Err(ctx) => ctx.stats.replace(ThreadStats::new(Duration::from_secs(1))),
@@ -172,6 +201,8 @@ struct Ctx {
     /// Notified once every connection has finished.
     done: Notify,
     progress: Arc<Progress>,
+    /// The open model's schedule (`None` for the other models).
+    pacer: Option<Pacer>,
 }
 
 impl Ctx {
@@ -237,10 +268,8 @@ async fn connection(ctx: Rc<Ctx>, index: usize) {
     let mut stream: Option<TcpStream> = None;
     let mut buf: Vec<u8> = Vec::with_capacity(READ_CHUNK);
     let turn = Arc::new(Turn::default());
-    // The open model's schedule: evenly phased across all connections.
-    let mut intended = plan
-        .interval
-        .map(|iv| plan.start + iv.mul_f64(index as f64 / plan.total_connections as f64));
+    // Where the pacer hands this connection a request while it is idle (open model).
+    let slot = Rc::new(Slot::default());
     loop {
         if let Some(stages) = &plan.stages {
             let elapsed = Instant::now().saturating_duration_since(plan.start);
@@ -255,21 +284,14 @@ async fn connection(ctx: Rc<Ctx>, index: usize) {
                 }
             }
         }
-        // Whether the open model's schedule is behind: the send waited on the server (or on
-        // this generator), so its latency counts from the intended time. A send that only
-        // waited on the schedule's timer counts from the send, so timer granularity (1 ms)
-        // is never counted as latency.
-        let mut behind = false;
-        if let Some(at) = intended {
-            if plan.end.is_some_and(|e| at >= e) {
-                break;
-            }
-            if at > Instant::now() {
-                sleep_until(at.into()).await;
-            } else {
-                behind = true;
-            }
-        }
+        // The open model: the intended send time of the request this connection sends next.
+        let intended = match &ctx.pacer {
+            Some(p) => match p.next(&slot).await {
+                Some(at) => Some(at),
+                None => break,
+            },
+            None => None,
+        };
         let now = Instant::now();
         if plan.end.is_some_and(|e| now >= e) {
             break;
@@ -283,18 +305,19 @@ async fn connection(ctx: Rc<Ctx>, index: usize) {
         if k == 0 {
             break;
         }
-        let reused = stream.is_some();
-        // Latency counts from the intended time when behind schedule, from before the
-        // connect for a new connection (as ab does), else from the event-loop turn that
-        // lets the request go (below).
-        let mut from = match intended {
-            Some(at) if behind => Some(at),
-            _ if !reused => Some(now),
-            _ => None,
-        };
-        if let (Some(at), Some(iv)) = (intended.as_mut(), plan.interval) {
-            *at += iv;
+        if let (Some(p), true) = (&ctx.pacer, measured) {
+            p.started.set(p.started.get() + 1);
         }
+        let reused = stream.is_some();
+        // Latency counts from the intended time in the open model (whatever held the request
+        // up: the server, a busy connection or this generator), from before the connect for a
+        // new connection (as ab does), else from the event-loop turn that lets the request go
+        // (below).
+        let mut from = match intended {
+            Some(at) => Some(at),
+            None if !reused => Some(now),
+            None => None,
+        };
         if stream.is_none() {
             let expiry = Instant::now() + plan.timeout;
             let cut = plan.end.map_or(expiry, |e| e.min(expiry));
@@ -319,18 +342,323 @@ async fn connection(ctx: Rc<Ctx>, index: usize) {
             }
         }
         let Some(s) = stream.as_mut() else { continue };
-        if reused {
+        if reused && from.is_none() {
             // Write in the event loop's next turn, as wrk does: every connection whose
             // response is already in records it first. Without it a response waits in its
             // socket behind the sends of other connections, and the median latency on
             // loopback came out twice wrk's (docs/notes/crate-loadgen-latency-clock.md).
-            // The request is due from the turn that lets it go.
+            // The request is due from the turn that lets it go. (The open model's latency
+            // runs from the intended time, which no order of the turn moves.)
             let (_, due) = turn.wait(tokio::task::yield_now()).await;
-            from = from.or(due);
+            from = due;
         }
         if !exchange(&ctx, s, &mut buf, k, from, measured, &turn).await {
             stream = None;
             buf.clear();
+        }
+    }
+}
+
+/// The open model's schedule for one worker thread, and the hand-out of its requests to the
+/// thread's connections: request `j` is intended at `base + (j + phase) * per` seconds.
+///
+/// A free connection asks [`Pacer::next`]: a request already due is taken at once; otherwise
+/// the connection parks in `idle` until [`pace`], the thread's one pacer task, hands it one.
+/// `next` only moves forward, so a request waits (a backlog) until some connection takes it,
+/// however late, and keeps its intended time.
+struct Pacer {
+    base: Instant,
+    /// The thread's offset within the rate's interval, in intervals (`thread / threads`).
+    phase: f64,
+    /// Seconds between two of the thread's requests.
+    per: f64,
+    end: Option<Instant>,
+    /// The next request to hand out, and its intended time.
+    next: Cell<u64>,
+    next_at: Cell<Instant>,
+    /// Connections waiting for a request, oldest first.
+    idle: RefCell<VecDeque<Rc<Slot>>>,
+    /// The pacer task's waker, woken when a connection parks into an empty `idle` and on stop.
+    waker: RefCell<Option<Waker>>,
+    stopped: Cell<bool>,
+    /// Measured requests the connections started.
+    started: Cell<u64>,
+}
+
+/// Where the pacer leaves a parked connection's request.
+#[derive(Default)]
+struct Slot {
+    given: Cell<Option<Given>>,
+    waker: RefCell<Option<Waker>>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Given {
+    /// A request, with its intended send time.
+    Request(Instant),
+    /// The schedule is over.
+    Stop,
+}
+
+impl Slot {
+    fn give(&self, g: Given) {
+        self.given.set(Some(g));
+        if let Some(w) = self.waker.borrow_mut().take() {
+            w.wake();
+        }
+    }
+}
+
+impl Pacer {
+    /// Thread `thread`'s share of `rate`, in proportion to its `connections`.
+    fn new(plan: &Plan, rate: f64, thread: usize, connections: usize) -> Pacer {
+        let share = rate * connections as f64 / plan.total_connections.max(1) as f64;
+        let mut p = Pacer {
+            base: plan.start,
+            phase: thread as f64 / plan.threads as f64,
+            per: 1.0 / share,
+            end: plan.end,
+            next: Cell::new(0),
+            next_at: Cell::new(plan.start),
+            idle: RefCell::default(),
+            waker: RefCell::default(),
+            stopped: Cell::new(false),
+            started: Cell::new(0),
+        };
+        p.next_at = Cell::new(p.at(0));
+        p
+    }
+
+    /// The intended send time of request `j`.
+    fn at(&self, j: u64) -> Instant {
+        self.base + Duration::from_secs_f64((j as f64 + self.phase) * self.per)
+    }
+
+    fn before_end(&self, at: Instant) -> bool {
+        self.end.is_none_or(|e| at < e)
+    }
+
+    /// Hands out the next request: its intended time.
+    fn advance(&self) -> Instant {
+        let at = self.next_at.get();
+        let j = self.next.get() + 1;
+        self.next.set(j);
+        self.next_at.set(self.at(j));
+        at
+    }
+
+    /// The next request for a free connection, with its intended send time: one already due
+    /// at once, else the one the pacer hands it once due; `None` when the schedule is over.
+    async fn next(&self, slot: &Rc<Slot>) -> Option<Instant> {
+        if self.stopped.get() {
+            return None;
+        }
+        let at = self.next_at.get();
+        if self.before_end(at) && at <= Instant::now() {
+            return Some(self.advance());
+        }
+        let first = {
+            let mut idle = self.idle.borrow_mut();
+            idle.push_back(Rc::clone(slot));
+            idle.len() == 1
+        };
+        if first {
+            // The pacer waits without a timer while no connection is idle.
+            self.wake();
+        }
+        let given = poll_fn(|cx| match slot.given.take() {
+            Some(g) => Poll::Ready(g),
+            None => {
+                let mut w = slot.waker.borrow_mut();
+                if !w.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                    *w = Some(cx.waker().clone());
+                }
+                Poll::Pending
+            }
+        })
+        .await;
+        match given {
+            Given::Request(at) => Some(at),
+            Given::Stop => None,
+        }
+    }
+
+    fn wake(&self) {
+        if let Some(w) = self.waker.borrow_mut().take() {
+            w.wake();
+        }
+    }
+
+    /// Ends the schedule: every idle connection, and every one that asks later, gets none.
+    fn stop(&self) {
+        self.stopped.set(true);
+        let idle = std::mem::take(&mut *self.idle.borrow_mut());
+        for slot in idle {
+            slot.give(Given::Stop);
+        }
+        self.wake();
+    }
+
+    /// The number of requests intended in `[from, to)`.
+    fn due(&self, from: Instant, to: Instant) -> u64 {
+        self.first_at_or_after(to)
+            .saturating_sub(self.first_at_or_after(from))
+    }
+
+    /// The first request intended at or after `t`.
+    fn first_at_or_after(&self, t: Instant) -> u64 {
+        let x = t.saturating_duration_since(self.base).as_secs_f64() / self.per - self.phase;
+        // The estimate, then exactly by `at`, as the connections compare.
+        let mut j = x.ceil().max(0.0) as u64;
+        while j > 0 && self.at(j - 1) >= t {
+            j -= 1;
+        }
+        while self.at(j) < t {
+            j += 1;
+        }
+        j
+    }
+}
+
+/// The pacer task of a thread in the open model: each time it wakes, it hands every request
+/// due by now to an idle connection (each with its intended time), then sleeps until the next
+/// one is due ([`Timer`]), or, while no connection is idle, until one parks. It stops the
+/// schedule at the end of the run, or once the thread's share of `-n` is taken.
+async fn pace(ctx: Rc<Ctx>, mut timer: Timer) {
+    let Some(p) = ctx.pacer.as_ref() else { return };
+    loop {
+        let now = Instant::now();
+        if p.stopped.get() || p.end.is_some_and(|e| now >= e) || ctx.tickets.get() == Some(0) {
+            p.stop();
+            return;
+        }
+        loop {
+            let at = p.next_at.get();
+            if at > now || !p.before_end(at) {
+                break;
+            }
+            let Some(slot) = p.idle.borrow_mut().pop_front() else {
+                break;
+            };
+            slot.give(Given::Request(p.advance()));
+        }
+        let wake_at = if p.idle.borrow().is_empty() {
+            None
+        } else {
+            let at = p.next_at.get();
+            Some(p.end.map_or(at, |e| e.min(at)))
+        };
+        if let Some(at) = wake_at {
+            timer.arm(at);
+        }
+        poll_fn(|cx| {
+            if p.stopped.get() {
+                return Poll::Ready(());
+            }
+            let mut w = p.waker.borrow_mut();
+            if !w.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                *w = Some(cx.waker().clone());
+            }
+            drop(w);
+            if wake_at.is_some() {
+                timer.poll_expired(cx)
+            } else if p.idle.borrow().is_empty() {
+                Poll::Pending
+            } else {
+                Poll::Ready(())
+            }
+        })
+        .await;
+    }
+}
+
+/// The pacer's wake-up: a timerfd (CLOCK_MONOTONIC, non-blocking, armed relative to the due
+/// time) awaited through tokio's reactor.
+///
+/// tokio's own timer rounds every deadline up to its 1 ms wheel, and the open model counts
+/// latency from the intended time, so a late wake-up would add up to a millisecond to every
+/// request that found an idle connection (about 0.5 ms on average, more than the whole
+/// latency of a fast server on loopback). A timerfd fires within microseconds. No maintained
+/// crate wraps a timerfd for tokio's `AsyncFd`; rustix (already in the workspace) makes the
+/// two system calls. Where no timerfd can be made (another OS, or the call failed) tokio's
+/// timer stands in.
+enum Timer {
+    #[cfg(target_os = "linux")]
+    Fd(tokio::io::unix::AsyncFd<std::os::fd::OwnedFd>),
+    Tokio(Pin<Box<tokio::time::Sleep>>),
+}
+
+impl Timer {
+    /// A timer, not armed. Must be called within the runtime.
+    fn new() -> Timer {
+        #[cfg(target_os = "linux")]
+        {
+            use rustix::time::{TimerfdClockId, TimerfdFlags, timerfd_create};
+            use tokio::io::Interest;
+            use tokio::io::unix::AsyncFd;
+            if let Ok(fd) = timerfd_create(
+                TimerfdClockId::Monotonic,
+                TimerfdFlags::NONBLOCK | TimerfdFlags::CLOEXEC,
+            ) {
+                // SAFETY: the `OwnedFd` is a timerfd just opened, owned by the `AsyncFd`
+                // until it is dropped, and always returns that same descriptor.
+                if let Ok(fd) = unsafe { AsyncFd::register_with_interest(fd, Interest::READABLE) } {
+                    return Timer::Fd(fd);
+                }
+            }
+        }
+        Timer::Tokio(Box::pin(tokio::time::sleep_until(Instant::now().into())))
+    }
+
+    /// Arms the timer to fire at `at` (at once if `at` has passed).
+    fn arm(&mut self, at: Instant) {
+        match self {
+            #[cfg(target_os = "linux")]
+            Timer::Fd(fd) => {
+                use rustix::time::{Itimerspec, TimerfdTimerFlags, Timespec, timerfd_settime};
+                // A zero value would disarm the timer: 1 ns is the earliest.
+                let after = at
+                    .saturating_duration_since(Instant::now())
+                    .max(Duration::from_nanos(1));
+                let spec = Itimerspec {
+                    it_interval: Timespec {
+                        tv_sec: 0,
+                        tv_nsec: 0,
+                    },
+                    it_value: Timespec {
+                        tv_sec: after.as_secs().try_into().unwrap_or(i64::MAX),
+                        tv_nsec: after.subsec_nanos().into(),
+                    },
+                };
+                if timerfd_settime(fd.get_ref(), TimerfdTimerFlags::empty(), &spec).is_err() {
+                    *self = Timer::Tokio(Box::pin(tokio::time::sleep_until(at.into())));
+                }
+            }
+            Timer::Tokio(sleep) => sleep.as_mut().reset(at.into()),
+        }
+    }
+
+    /// Ready once the armed time has come.
+    fn poll_expired(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        match self {
+            #[cfg(target_os = "linux")]
+            Timer::Fd(fd) => loop {
+                let mut guard = match fd.poll_read_ready(cx) {
+                    Poll::Ready(Ok(g)) => g,
+                    // An error from the reactor: wake now rather than never.
+                    Poll::Ready(Err(_)) => return Poll::Ready(()),
+                    Poll::Pending => return Poll::Pending,
+                };
+                // The expirations since the timer was armed (8 bytes); none yet, or re-armed
+                // since its readiness was seen: not expired.
+                let mut ticks = [0u8; 8];
+                match rustix::io::read(fd.get_ref(), &mut ticks) {
+                    Ok(_) => return Poll::Ready(()),
+                    Err(rustix::io::Errno::AGAIN) => guard.clear_ready(),
+                    Err(_) => return Poll::Ready(()),
+                }
+            },
+            Timer::Tokio(sleep) => sleep.as_mut().poll(cx),
         }
     }
 }

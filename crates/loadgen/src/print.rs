@@ -1,8 +1,9 @@
 //! The human summary, shaped like wrk's, so the two can be read side by side.
 //!
 //! Differences from wrk: the `Req/Sec` row comes from 100 ms samples of each thread's
-//! responses (absent for runs shorter than one sample); extra lines for framing errors, error statuses by class, unfinished requests, the open
-//! model's uncorrected latency and the generator's own CPU use.
+//! responses (absent for runs shorter than one sample); extra lines for framing errors, error
+//! statuses by class, unfinished requests, the open model's unsent requests and uncorrected
+//! latency, and the generator's own CPU use.
 
 use std::fmt::Write as _;
 
@@ -94,6 +95,16 @@ pub fn human(config: &Config, r: &RunResult, distribution: bool) -> String {
     }
     if r.unfinished > 0 {
         let _ = writeln!(o, "  Unfinished at the end: {}", r.unfinished);
+    }
+    if r.unsent > 0 {
+        let _ = writeln!(
+            o,
+            "  Unsent: {} of {} requests due were not sent ({:.1} %): no connection was free \
+             for them, or the generator fell behind",
+            r.unsent,
+            r.intended,
+            r.unsent as f64 * 100.0 / r.intended.max(1) as f64
+        );
     }
     let _ = writeln!(o, "Requests/sec: {:>10.2}", r.requests_per_s);
     let _ = writeln!(o, "Transfer/sec: {:>10}", bytes(r.transfer_per_s));

@@ -105,6 +105,17 @@ pub struct RunResult {
     pub ok: u64,
     /// Requests in flight when a timed run ended (neither answered nor failed).
     pub unfinished: u64,
+    /// The open model: the requests its schedule made due in the measured window (intended
+    /// from the end of the warm-up to the end of the run; with `-n`, those started once the
+    /// count is reached). `requests + unfinished + unsent`; 0 for the other models and in
+    /// reports written before it was added.
+    #[serde(default)]
+    pub intended: u64,
+    /// The open model: requests of `intended` never sent, because no connection was free for
+    /// them (every one waiting for an answer) or the generator fell behind; 0 for the other
+    /// models and in reports written before it was added.
+    #[serde(default)]
+    pub unsent: u64,
     /// `responses / duration_s`.
     pub requests_per_s: f64,
     /// Bytes of whole responses.
@@ -121,7 +132,8 @@ pub struct RunResult {
     pub status: StatusClasses,
     /// Failures by kind, error statuses by class.
     pub errors: Errors,
-    /// Latency of whole responses (from the intended send time in the open model).
+    /// Latency of whole responses (in the open model from each request's intended send time,
+    /// however late it was sent).
     pub latency: Latency,
     /// The open model's latency from the actual send (absent for other models).
     pub latency_uncorrected: Option<Latency>,
@@ -269,6 +281,8 @@ pub(crate) fn summarise(
         responses: stats.responses,
         ok: s1 + s2 + s3,
         unfinished: stats.unfinished,
+        intended: stats.intended,
+        unsent: stats.unsent,
         requests_per_s: stats.responses as f64 / d,
         response_bytes: stats.response_bytes,
         bytes_per_response: if stats.responses == 0 {

@@ -80,7 +80,8 @@ impl Errors {
 /// The measurements of one worker thread (or, after [`merge`](ThreadStats::merge), of all).
 #[derive(Debug)]
 pub struct ThreadStats {
-    /// Latency in µs: from the intended send time in the open model, else from the send.
+    /// Latency in µs: from the intended send time in the open model (always, however late the
+    /// send), else from the send.
     pub latency: Histogram<u64>,
     /// Latency in µs from the actual send (equal to `latency` but in the open model).
     pub uncorrected: Histogram<u64>,
@@ -92,6 +93,10 @@ pub struct ThreadStats {
     pub errors: Errors,
     /// Requests cut off by the end of a timed run (not failures).
     pub unfinished: u64,
+    /// The open model: measured requests its schedule made due (0 for other models).
+    pub intended: u64,
+    /// The open model: requests of `intended` never sent.
+    pub unsent: u64,
     /// Bytes of whole responses (heads and bodies).
     pub response_bytes: u64,
     /// Bytes read from sockets, measured or not.
@@ -118,6 +123,8 @@ impl ThreadStats {
             status: [0; 5],
             errors: Errors::default(),
             unfinished: 0,
+            intended: 0,
+            unsent: 0,
             response_bytes: 0,
             bytes_read: 0,
             connections: 0,
@@ -157,6 +164,8 @@ impl ThreadStats {
         }
         self.errors.merge(&other.errors);
         self.unfinished += other.unfinished;
+        self.intended += other.intended;
+        self.unsent += other.unsent;
         self.response_bytes += other.response_bytes;
         self.bytes_read += other.bytes_read;
         self.connections += other.connections;
