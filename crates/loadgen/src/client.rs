@@ -937,6 +937,29 @@ mod tests {
     }
 
     #[test]
+    fn a_threads_schedule_and_its_due_requests() {
+        let mut config = Config::new("http://127.0.0.1:1/").unwrap();
+        config.load = Load::Open { rate: 1000.0 };
+        (config.threads, config.connections) = (2, 4);
+        let plan = Plan::new(&config);
+        // Thread 1 of 2, half the connections: 500 requests/s, half an interval late.
+        let p = Pacer::new(&plan, 1000.0, 1, 2);
+        let ms = |x: f64| plan.start + Duration::from_secs_f64(x / 1000.0);
+        assert_eq!((p.at(0), p.at(1), p.at(10)), (ms(1.0), ms(3.0), ms(21.0)));
+        assert_eq!(p.due(plan.start, ms(1000.0)), 500);
+        // [1 ms, 3 ms): request 0 only, as the connections compare.
+        assert_eq!(p.due(ms(1.0), ms(3.0)), 1);
+        assert_eq!(p.due(ms(1.5), ms(3.0)), 0);
+        assert_eq!(p.first_at_or_after(ms(3.0)), 1);
+        assert_eq!(p.first_at_or_after(ms(3.000_001)), 2);
+        // The hand-out: the next request, once, in order.
+        assert_eq!(
+            (p.advance(), p.advance(), p.next.get()),
+            (ms(1.0), ms(3.0), 2)
+        );
+    }
+
+    #[test]
     fn turn_times_the_wake_not_the_run() {
         let rt = tokio::runtime::Builder::new_current_thread()
             .build()
