@@ -7,7 +7,11 @@
 //! status but a 2xx is a status error here (its own errors count 4xx and 5xx only), from
 //! its answers by status class.
 //! When one of its threads was busy nearly all the time the run's notes say the generator,
-//! not the server, may have set the pace.
+//! not the server, may have set the pace. At a rate (`-R`), when more than
+//! [`UNSENT_LIMIT`] of the requests due were never sent while its connections were free, the
+//! generator fell behind its schedule and set the pace ([`Run::tool_bound`]); when every
+//! connection was waiting for an answer instead, the server's latency held the requests back,
+//! which is the server's saturation, not the tool's limit, and a note says so.
 
 use loadgen::Report;
 
@@ -16,6 +20,14 @@ use bench_model::results::{Errors, Latency, Run};
 use super::{LoadSpec, Tool, ToolError, duration_arg, finite, header_args, us};
 
 const T: Tool = Tool::Builtin;
+
+/// The share of an open-model run's due requests (loadgen's `intended`) that may go unsent
+/// before the generator is taken to have set the pace.
+const UNSENT_LIMIT: f64 = 0.01;
+
+/// The mean share of the connections waiting for an answer at or above which unsent requests
+/// are put down to the server: it held every connection, so none was free to send them.
+const HELD: f64 = 0.9;
 
 pub(super) fn argv(spec: &LoadSpec, url: &str) -> Vec<String> {
     let mut a = vec![url.to_string()];
@@ -83,13 +95,14 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ToolError> {
     }
     if matches!(report.config.load, loadgen::Load::Open { .. }) {
         notes.push(
-            "loadgen -R: each connection has a schedule, and a request's latency runs from its \
-             intended send time when the schedule was behind (the server, or the generator, had \
-             held it up), so a stall counts in every request it delayed; the latency from the \
-             actual send is kept beside it"
+            "loadgen -R: each worker thread has one schedule, and every request's latency runs \
+             from its intended send time, however late it was sent (held up by the server, by a \
+             busy connection or by the generator), so a stall counts in every request it \
+             delayed; the latency from the actual send is kept beside it"
                 .to_string(),
         );
     }
+    let fell_behind = unsent(&r, report.config.connections, &mut notes);
     if r.cpu.generator_bound {
         notes.push(format!(
             "loadgen was busy: a worker thread used {:.0} % of a CPU, so it may have set the pace",
@@ -124,10 +137,54 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ToolError> {
             status: unexpected.saturating_add(c.s4xx).saturating_add(c.s5xx),
             other: e.framing,
         },
-        tool_bound: r.cpu.generator_bound,
+        tool_bound: r.cpu.generator_bound || fell_behind,
         notes,
         ..Run::default()
     })
+}
+
+/// Whether more than [`UNSENT_LIMIT`] of an open-model run's due requests went unsent while
+/// its `connections` were free: the generator fell behind. Notes either cause.
+///
+/// Which one held them back comes from Little's law: answers per second times their mean
+/// time in flight (the latency from the actual send) is the number of connections waiting for
+/// an answer, on average. At [`HELD`] of the connections or more, none was free to send the
+/// requests due, and the server's latency set the pace. (In the new-connection modes the
+/// connect is not in that latency, so the share reads a little low there.)
+fn unsent(r: &loadgen::RunResult, connections: usize, notes: &mut Vec<String>) -> bool {
+    if r.intended == 0 || (r.unsent as f64) <= UNSENT_LIMIT * r.intended as f64 {
+        return false;
+    }
+    let pct = r.unsent as f64 * 100.0 / r.intended as f64;
+    let waiting = r
+        .latency_uncorrected
+        .as_ref()
+        .filter(|l| l.count > 0 && l.mean_us.is_finite())
+        .map(|l| r.requests_per_s * l.mean_us / 1e6);
+    match waiting {
+        Some(w) if w >= HELD * connections as f64 => {
+            notes.push(format!(
+                "loadgen -R: {} of {} requests due ({pct:.1} %) were never sent: its {connections} \
+                 connections were all waiting for answers ({w:.0} on average), so the server's \
+                 latency held them back, not the generator",
+                r.unsent, r.intended
+            ));
+            false
+        }
+        _ => {
+            let w = waiting.map_or_else(String::new, |w| {
+                format!(
+                    " ({w:.0} of its {connections} connections waiting for an answer on average)"
+                )
+            });
+            notes.push(format!(
+                "loadgen fell behind: {} of {} requests due ({pct:.1} %) were never sent while its \
+                 connections were free{w}, so it set the pace",
+                r.unsent, r.intended
+            ));
+            true
+        }
+    }
 }
 
 /// The open model's latency from the actual send (loadgen's `latency_uncorrected`).
@@ -273,6 +330,55 @@ mod tests {
         );
         // What loadgen cannot tell: its status counts are by class, so a 2xx other than 200
         // (a 204) is a success.
+    }
+
+    #[test]
+    fn unsent_requests_make_the_run_tool_bound_only_when_connections_were_free() {
+        // -R 2000 -c 100, as recorded, but 100 of 4,000 requests due never sent (2.5 %): its
+        // connections were nearly all free (2.6 waiting on average), so the generator fell
+        // behind.
+        let mut v: serde_json::Value =
+            serde_json::from_str(&data("loadgen-R2000-c100.json")).unwrap();
+        v["result"]["intended"] = 4000.into();
+        v["result"]["unsent"] = 100.into();
+        let r = Tool::Builtin.parse(&v.to_string(), "").unwrap();
+        assert!(r.tool_bound, "{:?}", r.notes);
+        assert!(
+            r.notes.iter().any(|n| n.starts_with(
+                "loadgen fell behind: 100 of 4000 requests due (2.5 %) were never sent while its \
+                 connections were free (3 of its 100 connections waiting for an answer on average)"
+            )),
+            "{:?}",
+            r.notes
+        );
+        // 1 % or less unsent is not.
+        v["result"]["unsent"] = 40.into();
+        let r = Tool::Builtin.parse(&v.to_string(), "").unwrap();
+        assert!(!r.tool_bound && !r.notes.iter().any(|n| n.contains("never sent")));
+        // Reports from before `unsent` have none.
+        let r = Tool::Builtin
+            .parse(&data("loadgen-R60000-c100-behind.json"), "")
+            .unwrap();
+        assert!(!r.tool_bound && !r.notes.iter().any(|n| n.contains("never sent")));
+
+        // -R 60000 against a server that answered 8,535 a second, each answer 11.6 ms in flight
+        // (the recorded report, its mean made the one Little's law gives for 99 of its 100
+        // connections waiting): the server held the requests, not the generator.
+        let mut v: serde_json::Value =
+            serde_json::from_str(&data("loadgen-R60000-c100-behind.json")).unwrap();
+        v["result"]["latency_uncorrected"]["mean_us"] = 11_600.0.into();
+        v["result"]["intended"] = 120_000.into();
+        v["result"]["unsent"] = 102_900.into();
+        let r = Tool::Builtin.parse(&v.to_string(), "").unwrap();
+        assert!(!r.tool_bound, "{:?}", r.notes);
+        assert!(
+            r.notes.iter().any(|n| n.starts_with(
+                "loadgen -R: 102900 of 120000 requests due (85.8 %) were never sent: its 100 \
+                 connections were all waiting for answers (99 on average)"
+            )),
+            "{:?}",
+            r.notes
+        );
     }
 
     #[test]
