@@ -13,10 +13,11 @@
 //! thread `t` is intended at `start + (j + t / threads) / rate_t`, `rate_t` the thread's share
 //! of the rate. A connection that finishes an exchange takes a request already due at once
 //! (no timer, no wake-up); otherwise it parks as idle with the thread's [`Pacer`], whose task
-//! wakes once per due time (a timerfd, [`Timer`]) and hands every due request to an idle
-//! connection. A due request with no idle connection waits for the next connection that
-//! frees up. Its latency always runs from its intended time; requests due in the measured
-//! window but never sent are counted as `unsent`.
+//! wakes at the next request's intended time (a timerfd, [`Timer`]) and hands every request
+//! due by then, or within the next [`TICK`], to an idle connection. A due request with no
+//! idle connection waits for the next connection that frees up. Its latency runs from its
+//! intended time however late it is sent (from the send for one sent up to a `TICK` early);
+//! requests due in the measured window but never sent are counted as `unsent`.
 //!
 //! Latency runs between two turns of the thread's event loop, as in wrk, not between two
 //! moments that depend on where in its turn a connection's task happens to run: see
@@ -310,7 +311,8 @@ async fn connection(ctx: Rc<Ctx>, index: usize) {
         }
         let reused = stream.is_some();
         // Latency counts from the intended time in the open model (whatever held the request
-        // up: the server, a busy connection or this generator), from before the connect for a
+        // up: the server, a busy connection or this generator; from the send for a request
+        // handed out ahead of its time, see `TICK`), from before the connect for a
         // new connection (as ab does), else from the event-loop turn that lets the request go
         // (below).
         let mut from = match intended {
@@ -520,10 +522,21 @@ impl Pacer {
     }
 }
 
+/// How far ahead of its intended time the pacer may hand out a request, so that one wake-up
+/// serves every request due within it. Each wake-up is a timer interrupt and a turn of the
+/// event loop: in short runs against the C ceiling on the project's 2-CPU VM, a wake-up per
+/// request kept the generator thread busy nearly all the time at 40k requests/s, about twice
+/// what the per-connection tokio timers it replaced used, and a 200 µs tick brought it back
+/// to about theirs (single runs on a shared machine: the `paced_vs_closed` bench measures
+/// it). A request sent early is timed from its send (never from a later intended time), so
+/// no latency is understated; the load comes in bursts of at most `TICK` of the rate.
+const TICK: Duration = Duration::from_micros(200);
+
 /// The pacer task of a thread in the open model: each time it wakes, it hands every request
-/// due by now to an idle connection (each with its intended time), then sleeps until the next
-/// one is due ([`Timer`]), or, while no connection is idle, until one parks. It stops the
-/// schedule at the end of the run, or once the thread's share of `-n` is taken.
+/// due by now, or within [`TICK`], to an idle connection (each with its intended time), then
+/// sleeps until the next one is due ([`Timer`]), or, while no connection is idle, until one
+/// parks. It stops the schedule at the end of the run, or once the thread's share of `-n` is
+/// taken.
 async fn pace(ctx: Rc<Ctx>, mut timer: Timer) {
     let Some(p) = ctx.pacer.as_ref() else { return };
     loop {
@@ -534,7 +547,7 @@ async fn pace(ctx: Rc<Ctx>, mut timer: Timer) {
         }
         loop {
             let at = p.next_at.get();
-            if at > now || !p.before_end(at) {
+            if at > now + TICK || !p.before_end(at) {
                 break;
             }
             let Some(slot) = p.idle.borrow_mut().pop_front() else {
@@ -580,9 +593,17 @@ async fn pace(ctx: Rc<Ctx>, mut timer: Timer) {
 /// request that found an idle connection (about 0.5 ms on average, more than the whole
 /// latency of a fast server on loopback). A timerfd fires within microseconds. No maintained
 /// crate wraps a timerfd for tokio's `AsyncFd`; rustix (already in the workspace) makes the
-/// two system calls. Where no timerfd can be made (another OS, or the call failed) tokio's
-/// timer stands in.
-enum Timer {
+/// one system call, `timerfd_settime`. The expirations are never read: re-arming resets the
+/// count, and the reactor (edge-triggered) reports each expiry, so clearing tokio's readiness
+/// is enough, and a wake-up costs no system call of its own. Where no timerfd can be made
+/// (another OS, or the call failed) tokio's timer stands in.
+struct Timer {
+    inner: TimerKind,
+    /// The time the timer is armed for and has not yet been seen to fire.
+    armed: Option<Instant>,
+}
+
+enum TimerKind {
     #[cfg(target_os = "linux")]
     Fd(tokio::io::unix::AsyncFd<std::os::fd::OwnedFd>),
     Tokio(Pin<Box<tokio::time::Sleep>>),
@@ -591,30 +612,43 @@ enum Timer {
 impl Timer {
     /// A timer, not armed. Must be called within the runtime.
     fn new() -> Timer {
-        #[cfg(target_os = "linux")]
-        {
-            use rustix::time::{TimerfdClockId, TimerfdFlags, timerfd_create};
-            use tokio::io::Interest;
-            use tokio::io::unix::AsyncFd;
-            if let Ok(fd) = timerfd_create(
-                TimerfdClockId::Monotonic,
-                TimerfdFlags::NONBLOCK | TimerfdFlags::CLOEXEC,
-            ) {
-                // SAFETY: the `OwnedFd` is a timerfd just opened, owned by the `AsyncFd`
-                // until it is dropped, and always returns that same descriptor.
-                if let Ok(fd) = unsafe { AsyncFd::register_with_interest(fd, Interest::READABLE) } {
-                    return Timer::Fd(fd);
-                }
-            }
-        }
-        Timer::Tokio(Box::pin(tokio::time::sleep_until(Instant::now().into())))
+        let inner = Timer::timerfd().unwrap_or_else(|| {
+            TimerKind::Tokio(Box::pin(tokio::time::sleep_until(Instant::now().into())))
+        });
+        Timer { inner, armed: None }
     }
 
-    /// Arms the timer to fire at `at` (at once if `at` has passed).
+    #[cfg(target_os = "linux")]
+    fn timerfd() -> Option<TimerKind> {
+        use rustix::time::{TimerfdClockId, TimerfdFlags, timerfd_create};
+        use tokio::io::Interest;
+        use tokio::io::unix::AsyncFd;
+        let fd = timerfd_create(
+            TimerfdClockId::Monotonic,
+            TimerfdFlags::NONBLOCK | TimerfdFlags::CLOEXEC,
+        )
+        .ok()?;
+        // SAFETY: the `OwnedFd` is a timerfd just opened, owned by the `AsyncFd` until it is
+        // dropped, and always returns that same descriptor.
+        let fd = unsafe { AsyncFd::register_with_interest(fd, Interest::READABLE) }.ok()?;
+        Some(TimerKind::Fd(fd))
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn timerfd() -> Option<TimerKind> {
+        None
+    }
+
+    /// Arms the timer to fire at `at` (at once if `at` has passed), unless it is armed for
+    /// `at` already.
     fn arm(&mut self, at: Instant) {
-        match self {
+        if self.armed == Some(at) {
+            return;
+        }
+        self.armed = Some(at);
+        match &mut self.inner {
             #[cfg(target_os = "linux")]
-            Timer::Fd(fd) => {
+            TimerKind::Fd(fd) => {
                 use rustix::time::{Itimerspec, TimerfdTimerFlags, Timespec, timerfd_settime};
                 // A zero value would disarm the timer: 1 ns is the earliest.
                 let after = at
@@ -631,35 +665,33 @@ impl Timer {
                     },
                 };
                 if timerfd_settime(fd.get_ref(), TimerfdTimerFlags::empty(), &spec).is_err() {
-                    *self = Timer::Tokio(Box::pin(tokio::time::sleep_until(at.into())));
+                    self.inner = TimerKind::Tokio(Box::pin(tokio::time::sleep_until(at.into())));
                 }
             }
-            Timer::Tokio(sleep) => sleep.as_mut().reset(at.into()),
+            TimerKind::Tokio(sleep) => sleep.as_mut().reset(at.into()),
         }
     }
 
-    /// Ready once the armed time has come.
+    /// Ready once the armed time has come. A readiness left from an expiry before the last
+    /// arming makes it ready early: the pacer then finds nothing due and arms it again.
     fn poll_expired(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        match self {
+        let poll = match &mut self.inner {
             #[cfg(target_os = "linux")]
-            Timer::Fd(fd) => loop {
-                let mut guard = match fd.poll_read_ready(cx) {
-                    Poll::Ready(Ok(g)) => g,
-                    // An error from the reactor: wake now rather than never.
-                    Poll::Ready(Err(_)) => return Poll::Ready(()),
-                    Poll::Pending => return Poll::Pending,
-                };
-                // The expirations since the timer was armed (8 bytes); none yet, or re-armed
-                // since its readiness was seen: not expired.
-                let mut ticks = [0u8; 8];
-                match rustix::io::read(fd.get_ref(), &mut ticks) {
-                    Ok(_) => return Poll::Ready(()),
-                    Err(rustix::io::Errno::AGAIN) => guard.clear_ready(),
-                    Err(_) => return Poll::Ready(()),
+            TimerKind::Fd(fd) => match fd.poll_read_ready(cx) {
+                Poll::Ready(Ok(mut guard)) => {
+                    guard.clear_ready();
+                    Poll::Ready(())
                 }
+                // An error from the reactor: wake now rather than never.
+                Poll::Ready(Err(_)) => Poll::Ready(()),
+                Poll::Pending => Poll::Pending,
             },
-            Timer::Tokio(sleep) => sleep.as_mut().poll(cx),
+            TimerKind::Tokio(sleep) => sleep.as_mut().poll(cx),
+        };
+        if poll.is_ready() {
+            self.armed = None;
         }
+        poll
     }
 }
 
@@ -678,7 +710,9 @@ async fn exchange(
     // When the event loop reported the bytes of the last read (it had to wait for them).
     let mut seen: Option<Instant> = None;
     let sent = Instant::now();
-    let from = from.unwrap_or(sent);
+    // Never after the send: an open-model request sent ahead of its intended time (within
+    // the pacer's `TICK`) is timed from its send.
+    let from = from.map_or(sent, |f| f.min(sent));
     let expiry = sent + plan.timeout;
     let cut = plan.end.map_or(expiry, |e| e.min(expiry));
     match timeout_at(cut.into(), s.write_all(&plan.batch[..k * plan.req_len])).await {
