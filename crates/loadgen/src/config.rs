@@ -75,9 +75,10 @@ pub struct Stage {
 pub enum Load {
     /// `connections` connections, each with one request (or one pipelined batch) at a time.
     Closed,
-    /// A fixed total rate in requests/s, spread evenly over the connections, each with its
-    /// own schedule (wrk2). Latency is measured from the intended send time; the latency from
-    /// the actual send time is kept as well.
+    /// A fixed total rate in requests/s (wrk2): each worker thread has one schedule for its
+    /// share, and hands each request to the next free connection. Latency is measured from
+    /// the intended send time, however late the request was sent; the latency from the actual
+    /// send time is kept as well, and requests due but never sent are counted.
     Open {
         /// Requests per second, all connections together.
         rate: f64,

@@ -7,7 +7,8 @@
 //!   k6-like stages), the connection [`Mode`]s and their validation;
 //! - [`request`]: the request bytes, serialised once;
 //! - `client` (the client loop): one OS thread per `-t`, each a current-thread tokio runtime
-//!   driving its share of the connections through one worker loop with a stop condition;
+//!   driving its share of the connections through one worker loop with a stop condition, and
+//!   in the open model one pacer handing the thread's scheduled requests to free connections;
 //! - [`framing`]: where each response ends (httparse; Content-Length, chunked, until close);
 //! - [`stats`] (result data): per-thread HDR histograms and counters, merged once;
 //! - [`report`]: [`RunResult`] and the versioned JSON [`Report`];

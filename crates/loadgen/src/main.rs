@@ -32,7 +32,7 @@ struct Cli {
     /// Stop after N measured requests (answered or failed)
     #[arg(short = 'n', long, value_name = "N")]
     requests: Option<u64>,
-    /// Open model: total requests per second, spread over the connections (wrk2)
+    /// Open model: total requests per second, latency from the intended send times (wrk2)
     #[arg(short = 'R', long, value_name = "RATE")]
     rate: Option<f64>,
     /// Staged closed model: DURATION:CONNECTIONS steps, ramped linearly (k6), e.g. 1m:100,2m:500

@@ -107,8 +107,8 @@ pub struct RunResult {
     pub unfinished: u64,
     /// The open model: the requests its schedule made due in the measured window (intended
     /// from the end of the warm-up to the end of the run; with `-n`, those started once the
-    /// count is reached). `requests + unfinished + unsent`; 0 for the other models and in
-    /// reports written before it was added.
+    /// count is reached); it equals `requests + unfinished + unsent`. 0 for the other models
+    /// and in reports written before it was added.
     #[serde(default)]
     pub intended: u64,
     /// The open model: requests of `intended` never sent, because no connection was free for
