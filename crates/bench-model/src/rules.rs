@@ -18,7 +18,10 @@
 //! - [`saturated`]: at a rung of a ladder of offered rates (E7), the server could not keep up
 //!   (achieved under [`KEEP_UP_SHARE`] of the offered rate, or p99 over [`KEEP_UP_P99`]), so
 //!   its ladder stops there (`bench`'s `step::rung` applies it, with the tool-bound rule beside
-//!   it).
+//!   it);
+//! - [`fell_behind`]: an open-model generator left more than [`UNSENT_LIMIT`] of the requests
+//!   due unsent while its connections were free, so it set the pace
+//!   ([`Run::tool_fell_behind`], part of [`Run::tool_bound`]).
 
 use std::time::Duration;
 
@@ -127,6 +130,43 @@ pub enum Threads {
         /// The CPUs it may run on.
         cpus: usize,
     },
+}
+
+/// The share of an open-model run's due requests (`intended`) that may go unsent before the
+/// generator is taken to have set the pace ([`fell_behind`]).
+pub const UNSENT_LIMIT: f64 = 0.01;
+
+/// The mean share of the connections waiting for an answer at or above which unsent requests
+/// are put down to the server ([`fell_behind`]): it held every connection, so none was free to
+/// send them.
+pub const CONNECTIONS_HELD_SHARE: f64 = 0.9;
+
+/// Who held back the requests an open-model run left unsent ([`fell_behind`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Unsent {
+    /// At most [`UNSENT_LIMIT`] of them: neither.
+    Few,
+    /// The generator fell behind its schedule while connections were free: the tool's limit.
+    Generator,
+    /// Every connection was waiting for an answer: the server's latency, its saturation.
+    Server,
+}
+
+/// Who held back the `unsent` of `intended` requests of an open-model run on `connections`
+/// connections, `waiting` of them (on average) waiting for an answer.
+///
+/// `waiting` comes from Little's law: answers per second times their mean time in flight
+/// (the latency from the actual send). At [`CONNECTIONS_HELD_SHARE`] of the connections or
+/// more, none was free to send the requests due and the server set the pace; below it (or
+/// unknown), the generator did.
+pub fn fell_behind(unsent: u64, intended: u64, waiting: Option<f64>, connections: usize) -> Unsent {
+    if intended == 0 || unsent as f64 <= UNSENT_LIMIT * intended as f64 {
+        Unsent::Few
+    } else if waiting.is_some_and(|w| w >= CONNECTIONS_HELD_SHARE * connections as f64) {
+        Unsent::Server
+    } else {
+        Unsent::Generator
+    }
 }
 
 /// Whether the tool set the pace: its busiest thread used at least [`TOOL_BOUND_SHARE`] of a

@@ -7,27 +7,18 @@
 //! status but a 2xx is a status error here (its own errors count 4xx and 5xx only), from
 //! its answers by status class.
 //! When one of its threads was busy nearly all the time the run's notes say the generator,
-//! not the server, may have set the pace. At a rate (`-R`), when more than
-//! [`UNSENT_LIMIT`] of the requests due were never sent while its connections were free, the
-//! generator fell behind its schedule and set the pace ([`Run::tool_bound`]); when every
-//! connection was waiting for an answer instead, the server's latency held the requests back,
-//! which is the server's saturation, not the tool's limit, and a note says so.
+//! not the server, may have set the pace. At a rate (`-R`), its requests due and unsent are
+//! kept, and [`rules::fell_behind`] decides who held the unsent back: the generator
+//! ([`Run::tool_fell_behind`], the tool's limit) or the server (its saturation, a note).
 
 use loadgen::Report;
 
 use bench_model::results::{Errors, Latency, Run};
+use bench_model::rules;
 
 use super::{LoadSpec, Tool, ToolError, duration_arg, finite, header_args, us};
 
 const T: Tool = Tool::Builtin;
-
-/// The share of an open-model run's due requests (loadgen's `intended`) that may go unsent
-/// before the generator is taken to have set the pace.
-const UNSENT_LIMIT: f64 = 0.01;
-
-/// The mean share of the connections waiting for an answer at or above which unsent requests
-/// are put down to the server: it held every connection, so none was free to send them.
-const HELD: f64 = 0.9;
 
 pub(super) fn argv(spec: &LoadSpec, url: &str) -> Vec<String> {
     let mut a = vec![url.to_string()];
@@ -93,7 +84,8 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ToolError> {
              (loadgen itself counts them as ok)"
         ));
     }
-    if matches!(report.config.load, loadgen::Load::Open { .. }) {
+    let open = matches!(report.config.load, loadgen::Load::Open { .. });
+    if open {
         notes.push(
             "loadgen -R: each worker thread has one schedule, and every request's latency runs \
              from its intended send time, however late it was sent (held up by the server, by a \
@@ -138,40 +130,38 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ToolError> {
             other: e.framing,
         },
         tool_bound: r.cpu.generator_bound || fell_behind,
+        tool_fell_behind: fell_behind,
+        intended_requests: open.then_some(r.intended),
+        unsent_requests: open.then_some(r.unsent),
         notes,
         ..Run::default()
     })
 }
 
-/// Whether more than [`UNSENT_LIMIT`] of an open-model run's due requests went unsent while
-/// its `connections` were free: the generator fell behind. Notes either cause.
-///
-/// Which one held them back comes from Little's law: answers per second times their mean
-/// time in flight (the latency from the actual send) is the number of connections waiting for
-/// an answer, on average. At [`HELD`] of the connections or more, none was free to send the
-/// requests due, and the server's latency set the pace. (In the new-connection modes the
-/// connect is not in that latency, so the share reads a little low there.)
+/// Whether the generator fell behind (more than [`rules::UNSENT_LIMIT`] of an open-model run's
+/// due requests unsent while its `connections` were free: [`rules::fell_behind`]). Notes
+/// either cause of unsent requests.
 fn unsent(r: &loadgen::RunResult, connections: usize, notes: &mut Vec<String>) -> bool {
-    if r.intended == 0 || (r.unsent as f64) <= UNSENT_LIMIT * r.intended as f64 {
-        return false;
-    }
-    let pct = r.unsent as f64 * 100.0 / r.intended as f64;
     let waiting = r
         .latency_uncorrected
         .as_ref()
         .filter(|l| l.count > 0 && l.mean_us.is_finite())
         .map(|l| r.requests_per_s * l.mean_us / 1e6);
-    match waiting {
-        Some(w) if w >= HELD * connections as f64 => {
+    let pct = r.unsent as f64 * 100.0 / r.intended.max(1) as f64;
+    match rules::fell_behind(r.unsent, r.intended, waiting, connections) {
+        rules::Unsent::Few => false,
+        rules::Unsent::Server => {
             notes.push(format!(
                 "loadgen -R: {} of {} requests due ({pct:.1} %) were never sent: its {connections} \
-                 connections were all waiting for answers ({w:.0} on average), so the server's \
+                 connections were all waiting for answers ({:.0} on average), so the server's \
                  latency held them back, not the generator",
-                r.unsent, r.intended
+                r.unsent,
+                r.intended,
+                waiting.unwrap_or_default()
             ));
             false
         }
-        _ => {
+        rules::Unsent::Generator => {
             let w = waiting.map_or_else(String::new, |w| {
                 format!(
                     " ({w:.0} of its {connections} connections waiting for an answer on average)"
@@ -342,7 +332,11 @@ mod tests {
         v["result"]["intended"] = 4000.into();
         v["result"]["unsent"] = 100.into();
         let r = Tool::Builtin.parse(&v.to_string(), "").unwrap();
-        assert!(r.tool_bound, "{:?}", r.notes);
+        assert!(r.tool_bound && r.tool_fell_behind, "{:?}", r.notes);
+        assert_eq!(
+            (r.unsent_requests, r.intended_requests),
+            (Some(100), Some(4000))
+        );
         assert!(
             r.notes.iter().any(|n| n.starts_with(
                 "loadgen fell behind: 100 of 4000 requests due (2.5 %) were never sent while its \
@@ -370,7 +364,8 @@ mod tests {
         v["result"]["intended"] = 120_000.into();
         v["result"]["unsent"] = 102_900.into();
         let r = Tool::Builtin.parse(&v.to_string(), "").unwrap();
-        assert!(!r.tool_bound, "{:?}", r.notes);
+        assert!(!r.tool_bound && !r.tool_fell_behind, "{:?}", r.notes);
+        assert_eq!(r.unsent_requests, Some(102_900));
         assert!(
             r.notes.iter().any(|n| n.starts_with(
                 "loadgen -R: 102900 of 120000 requests due (85.8 %) were never sent: its 100 \

@@ -378,6 +378,21 @@ pub struct Run {
     /// report says `generator_bound`). Its requests/s is then the tool's limit.
     #[serde(default)]
     pub tool_bound: bool,
+    /// Whether an open-model run's generator fell behind its own schedule: it left more than
+    /// [`UNSENT_LIMIT`](crate::rules::UNSENT_LIMIT) of the requests due unsent while its
+    /// connections were free (the built-in generator's `unsent`). Part of
+    /// [`Run::tool_bound`], kept apart so the harness's CPU verdict adds to it and never
+    /// overwrites it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub tool_fell_behind: bool,
+    /// The requests due by an open-model run's schedule over its window (the built-in
+    /// generator's `intended`); `None` for other tools and for a closed-loop run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intended_requests: Option<u64>,
+    /// Of [`Run::intended_requests`], those never sent by the end of the run: each counts as
+    /// a request the server was offered and did not get (`None` as for `intended_requests`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsent_requests: Option<u64>,
     /// Why neither the server nor the tool set this closed-loop run's pace, so that the
     /// connections' round trips did and the requests/s is not the server's capacity
     /// ([`rules::round_trips_set_pace`](crate::rules::round_trips_set_pace)); `None` when one
@@ -657,6 +672,9 @@ pub fn median(runs: &[Run]) -> Option<Run> {
         tool_cpus: runs.iter().filter_map(|r| r.tool_cpus).max(),
         // One tool-bound repeat makes the step's figure suspect.
         tool_bound: runs.iter().any(|r| r.tool_bound),
+        tool_fell_behind: runs.iter().any(|r| r.tool_fell_behind),
+        intended_requests: ou(|r| r.intended_requests),
+        unsent_requests: ou(|r| r.unsent_requests),
         // Marked when most repeats were: a pace the round trips set is the usual case of
         // the step, not one repeat's accident.
         round_trips_bound: {

@@ -850,19 +850,21 @@ pub fn cpus_allowed() -> usize {
 
 /// Fills the tool-side fields of `run` from `u`, its use over its measured window (`None`:
 /// not measured, or a window too short): its CPU percent, its busiest thread's, the CPUs it
-/// could keep busy, and the one verdict of [`verdict::tool_bound`].
+/// could keep busy, and the one verdict of [`verdict::tool_bound`], which replaces the tool's
+/// own guess of its CPU (loadgen's `generator_bound`) but adds to a generator that fell behind
+/// its schedule ([`Run::tool_fell_behind`], from its own count of requests left unsent).
 pub fn add_tool_usage(run: &mut Run, threads: Threads, given: usize, u: Option<&Usage>) {
     run.tool_cpus = Some(match threads {
         Threads::One => 1,
         Threads::Many { cpus } => cpus.min(given.max(1)),
     });
-    run.tool_bound = false;
+    run.tool_bound = run.tool_fell_behind;
     let Some(u) = u.filter(|u| u.wall_s > 0.0) else {
         return;
     };
     run.tool_cpu_percent = Some(round2(u.cpu_percent()));
     run.tool_busiest_thread_percent = Some(round2(u.busiest_thread_percent()));
-    run.tool_bound = verdict::tool_bound(threads, u);
+    run.tool_bound |= verdict::tool_bound(threads, u);
 }
 
 /// Fills the server-side fields of `run` from what the sampler saw.
@@ -913,10 +915,19 @@ pub fn rung(result: &mut StepResult) -> Option<String> {
     }
     let why = verdict::saturated(run)?;
     if run.tool_bound {
-        let busy = run
-            .tool_busiest_thread_percent
-            .map(|p| format!(", its busiest thread at {p:.0} %"))
-            .unwrap_or_default();
+        let busy = match (
+            run.tool_fell_behind,
+            run.unsent_requests,
+            run.intended_requests,
+        ) {
+            (true, Some(unsent), Some(due)) => {
+                format!(", {unsent} of its {due} requests due never sent")
+            }
+            _ => run
+                .tool_busiest_thread_percent
+                .map(|p| format!(", its busiest thread at {p:.0} %"))
+                .unwrap_or_default(),
+        };
         let reason = format!(
             "the load tool was the limit at this rate ({why}{busy}), so this is not the server's saturation"
         );
@@ -1584,6 +1595,17 @@ mod tests {
         };
         add_tool_usage(&mut r, Tool::Builtin.threads(1), 1, None);
         assert_eq!((r.tool_cpu_percent, r.tool_bound), (None, false));
+        // A generator that fell behind its schedule (its unsent requests) set the pace,
+        // however idle its CPU looked.
+        let mut r = Run {
+            tool_bound: true,
+            tool_fell_behind: true,
+            ..Run::default()
+        };
+        add_tool_usage(&mut r, Tool::Builtin.threads(2), 2, Some(&busy(0.4, 0.4)));
+        assert!(r.tool_bound && r.tool_fell_behind);
+        add_tool_usage(&mut r, Tool::Builtin.threads(2), 2, None);
+        assert!(r.tool_bound);
 
         // Rounds of a count: added up, rates over the whole.
         let round = |requests: u64, d: f64, p99: u64, status: u64| Run {
