@@ -4,8 +4,9 @@
 //!
 //! A ladder of offered rates (10k, 20k, 40k, 80k requests/s) knows the answer to within 2×:
 //! a server that holds 40k and not 80k may fail at 41k or at 79k. `bench run` therefore
-//! searches between the last rate held and the first not held, halving the bracket (on a
-//! log scale) until its two ends are within [`BRACKET`] of each other; each rate it adds is
+//! searches between the last rate held and the first not held, or the first at which the load
+//! tool was the limit, halving the bracket (on a log scale) until its two ends are within
+//! [`BRACKET`] of each other; each rate it adds is
 //! a rung like the ladder's, owed [`search_rounds`] rounds
 //! ([`StepResult::searched_rounds`]).
 //!
@@ -131,9 +132,19 @@ impl Sustained<'_> {
         }
     }
 
+    /// The top of the bracket the search narrows: the first rate not held, or the first at
+    /// which the load tool was the limit (the search then finds the highest rate the tool
+    /// can offer that the server holds: still a lower bound, but the tightest one).
+    pub fn upper(&self) -> Option<f64> {
+        match self.above {
+            Above::NotHeld(x) | Above::Tool(x) => Some(x),
+            _ => None,
+        }
+    }
+
     /// Whether the bracket is within [`BRACKET`]: the search is done.
     pub fn narrow(&self) -> bool {
-        match (self.rate(), self.not_held()) {
+        match (self.rate(), self.upper()) {
             (Some(lo), Some(hi)) => hi <= lo * BRACKET,
             // Nothing held: not narrow while there is a lower rate to try.
             (None, Some(hi)) => hi < 2.0,
@@ -162,7 +173,10 @@ impl Sustained<'_> {
                 Some(lo) => format!("held {}, not held {}", t(lo), t(hi)),
                 None => format!("not held at {}, the lowest rate", t(hi)),
             },
-            Above::Tool(hi) => format!("the load tool's limit at {}", t(hi)),
+            Above::Tool(hi) => match self.rate() {
+                Some(lo) => format!("held {}, the load tool's limit at {}", t(lo), t(hi)),
+                None => format!("the load tool's limit at {}", t(hi)),
+            },
             Above::Unknown(hi) => format!("no valid run at {}", t(hi)),
             Above::Top => "held at the ladder's top".to_string(),
         }
@@ -237,15 +251,16 @@ pub fn sustained<'a>(steps: &'a [StepResult], endpoint: &str) -> Option<Sustaine
     })
 }
 
-/// The next rate to try between the last held and the first not held, on a log scale
-/// (rounded to three significant figures), or `None` when the bracket is within [`BRACKET`],
-/// the answer is a lower bound anyway, or the rate would repeat one already run. With no rate
-/// held, the next is half the lowest not held.
+/// The next rate to try between the last held and the first not held (or the tool's limit:
+/// [`Sustained::upper`]), on a log scale (rounded to three significant figures), or `None`
+/// when the bracket is within [`BRACKET`], the answer is a lower bound for another reason (no
+/// valid run, the ladder's top), or the rate would repeat one already run. With no rate held,
+/// the next is half the lowest not held.
 pub fn next_probe(s: &Sustained<'_>) -> Option<f64> {
     if s.narrow() {
         return None;
     }
-    let hi = s.not_held()?;
+    let hi = s.upper()?;
     let x = match s.rate() {
         Some(lo) => (lo * hi).sqrt(),
         None => hi / 2.0,
@@ -376,21 +391,40 @@ mod tests {
     }
 
     #[test]
-    fn a_lower_bound_is_said_as_one_and_not_searched() {
+    fn a_lower_bound_is_said_as_one_and_searched_only_up_to_the_tools_limit() {
         let ok = [1.0; 3];
         // Held at the top: ≥.
         let steps = vec![rung(10_000.0, &ok), rung(80_000.0, &ok)];
         let s = sustained(&steps, "/hello").unwrap();
         assert_eq!((s.text(), s.above), ("≥ 80,000".to_string(), Above::Top));
         assert_eq!(next_probe(&s), None);
-        // The tool's limit above: ≥, not searched.
-        let mut t = rung(120_000.0, &ok);
-        t.repeats[0].tool_bound = true;
-        let steps = vec![rung(80_000.0, &ok), t];
+        // The tool's limit above: ≥, and searched up to the tool's limit (the highest rate the
+        // tool can offer that the server holds is the tightest lower bound).
+        let tool = |rate| {
+            let mut t = rung(rate, &ok);
+            t.repeats[0].tool_bound = true;
+            t
+        };
+        let steps = vec![rung(80_000.0, &ok), tool(120_000.0)];
         let s = sustained(&steps, "/hello").unwrap();
         assert_eq!(s.text(), "≥ 80,000");
-        assert_eq!(next_probe(&s), None);
-        assert_eq!(s.bracket(), "the load tool's limit at 120,000");
+        assert_eq!(next_probe(&s), Some(98_000.0));
+        assert_eq!(s.bracket(), "held 80,000, the load tool's limit at 120,000");
+        // … until within 5 % of it, still a lower bound.
+        let steps = vec![rung(80_000.0, &ok), rung(98_000.0, &ok), tool(102_000.0)];
+        let s = sustained(&steps, "/hello").unwrap();
+        assert_eq!((s.text(), next_probe(&s)), ("≥ 98,000".to_string(), None));
+        // Only the tool's, from the lowest rung: nothing known of the server.
+        let steps = vec![tool(10_000.0)];
+        let s = sustained(&steps, "/hello").unwrap();
+        assert_eq!(s.text(), "n/a");
+        assert_eq!(s.bracket(), "the load tool's limit at 10,000");
+        // An invalid rung above: ≥, not searched.
+        let mut bad = rung(120_000.0, &ok);
+        bad.valid = false;
+        let steps = vec![rung(80_000.0, &ok), bad];
+        let s = sustained(&steps, "/hello").unwrap();
+        assert_eq!((s.text(), next_probe(&s)), ("≥ 80,000".to_string(), None));
         // Nothing held: below the lowest, and the search halves it.
         let steps = vec![rung(10_000.0, &[0.4; 3])];
         let s = sustained(&steps, "/hello").unwrap();
