@@ -19,9 +19,10 @@
 //!   (achieved under [`KEEP_UP_SHARE`] of the offered rate, or p99 over [`KEEP_UP_P99`]), so
 //!   its ladder stops there (`bench`'s `step::rung` applies it, with the tool-bound rule beside
 //!   it);
-//! - [`fell_behind`]: an open-model generator left more than [`UNSENT_LIMIT`] of the requests
-//!   due unsent while its connections were free, so it set the pace
-//!   ([`Run::tool_fell_behind`], part of [`Run::tool_bound`]).
+//! - [`fell_behind`]: an open-model run left more than [`UNSENT_LIMIT`] of the requests due
+//!   unsent: the tool's limit when the generator was busy to its limit
+//!   ([`Run::tool_fell_behind`], part of [`Run::tool_bound`]), else the server held every
+//!   connection (its saturation: [`saturated`] counts them).
 
 use std::time::Duration;
 
@@ -87,8 +88,10 @@ pub const KEEP_UP_P99: Duration = Duration::from_millis(100);
 
 /// Why the server could not keep up with `run`'s offered rate: it answered less than
 /// [`KEEP_UP_SHARE`] of it per second, or its p99 latency, from each request's intended send
-/// time, was above [`KEEP_UP_P99`]; both reasons when both hold. `None` when it kept up, and for
-/// a run of no offered rate (the closed model).
+/// time, was above [`KEEP_UP_P99`], or it left more than [`UNSENT_LIMIT`] of the requests due
+/// unsent; every reason that holds. `None` when it kept up, and for a run of no offered rate
+/// (the closed model). (Whether the tool rather than the server was the limit is
+/// [`Run::tool_bound`], read beside it.)
 pub fn saturated(run: &Run) -> Option<String> {
     let offered = run.offered_requests_per_s.filter(|o| *o > 0.0)?;
     let mut why = Vec::new();
@@ -109,6 +112,19 @@ pub fn saturated(run: &Run) -> Option<String> {
             "p99 {:.1} ms from the intended send times, over {} ms",
             p99 as f64 / 1000.0,
             KEEP_UP_P99.as_millis()
+        ));
+    }
+    // Requests due and never sent have no latency at all: above the limit the percentiles
+    // leave out the worst of them, so the rung is not kept up with, whatever they say.
+    if let (Some(unsent), Some(due)) = (run.unsent_requests, run.intended_requests)
+        && fell_behind(unsent, due, false) != Unsent::Few
+    {
+        why.push(format!(
+            "{} of {} requests due never sent ({:.1} %, over {:.0} %)",
+            grouped(unsent as f64),
+            grouped(due as f64),
+            unsent as f64 * 100.0 / due as f64,
+            UNSENT_LIMIT * 100.0
         ));
     }
     (!why.is_empty()).then(|| why.join("; "))
@@ -132,40 +148,41 @@ pub enum Threads {
     },
 }
 
-/// The share of an open-model run's due requests (`intended`) that may go unsent before the
-/// generator is taken to have set the pace ([`fell_behind`]).
+/// The share of an open-model run's due requests (`intended`) that may go unsent: above it,
+/// the requests never sent decide the rung ([`fell_behind`], [`saturated`]).
 pub const UNSENT_LIMIT: f64 = 0.01;
-
-/// The mean share of the connections waiting for an answer at or above which unsent requests
-/// are put down to the server ([`fell_behind`]): it held every connection, so none was free to
-/// send them.
-pub const CONNECTIONS_HELD_SHARE: f64 = 0.9;
 
 /// Who held back the requests an open-model run left unsent ([`fell_behind`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Unsent {
     /// At most [`UNSENT_LIMIT`] of them: neither.
     Few,
-    /// The generator fell behind its schedule while connections were free: the tool's limit.
+    /// The generator, busy to its limit, could not send them: the tool's limit (†).
     Generator,
-    /// Every connection was waiting for an answer: the server's latency, its saturation.
+    /// The generator had time to spare, so every connection was waiting for an answer: the
+    /// server held them, its saturation.
     Server,
 }
 
-/// Who held back the `unsent` of `intended` requests of an open-model run on `connections`
-/// connections, `waiting` of them (on average) waiting for an answer.
+/// Who held back the `unsent` of `intended` requests of an open-model run, given whether the
+/// generator was busy to its limit ([`tool_bound`] on its CPU, the harness's measure, or the
+/// generator's own when not measured).
 ///
-/// `waiting` comes from Little's law: answers per second times their mean time in flight
-/// (the latency from the actual send). At [`CONNECTIONS_HELD_SHARE`] of the connections or
-/// more, none was free to send the requests due and the server set the pace; below it (or
-/// unknown), the generator did.
-pub fn fell_behind(unsent: u64, intended: u64, waiting: Option<f64>, connections: usize) -> Unsent {
+/// A request due is sent at once by any free connection (loadgen's pacer), so a request stays
+/// unsent only while every connection waits for an answer or while the generator has no CPU
+/// to send it. With time to spare, it is the first: the server held every connection (a
+/// stall, a queue), which is its saturation, not the tool's limit; the requests it never got
+/// count against it ([`saturated`]). A rule from the mean number of connections waiting
+/// (Little's law) was tried first and misjudged servers that stall in bursts (a garbage
+/// collector, a worker process descheduled): between stalls few connections wait, so the
+/// mean looks free while the stalls leave the backlog.
+pub fn fell_behind(unsent: u64, intended: u64, generator_busy: bool) -> Unsent {
     if intended == 0 || unsent as f64 <= UNSENT_LIMIT * intended as f64 {
         Unsent::Few
-    } else if waiting.is_some_and(|w| w >= CONNECTIONS_HELD_SHARE * connections as f64) {
-        Unsent::Server
-    } else {
+    } else if generator_busy {
         Unsent::Generator
+    } else {
+        Unsent::Server
     }
 }
 
@@ -350,6 +367,33 @@ mod tests {
             errors,
             ..Run::default()
         }
+    }
+
+    #[test]
+    fn requests_left_unsent_are_the_servers_unless_the_generator_was_busy() {
+        // Who held them back: the generator only when it was busy to its limit.
+        assert_eq!(fell_behind(100, 10_000, true), Unsent::Few);
+        assert_eq!(fell_behind(101, 10_000, true), Unsent::Generator);
+        assert_eq!(fell_behind(101, 10_000, false), Unsent::Server);
+        assert_eq!(fell_behind(5, 0, true), Unsent::Few);
+        // A rung kept up with by its rate and p99 is not, when over 1 % of it was never sent.
+        let mut r = Run {
+            offered_requests_per_s: Some(40_000.0),
+            requests_per_s: 39_000.0,
+            latency_us: crate::results::Latency {
+                p99: Some(5_000),
+                ..Default::default()
+            },
+            intended_requests: Some(80_000),
+            unsent_requests: Some(800),
+            ..Run::default()
+        };
+        assert_eq!(saturated(&r), None);
+        r.unsent_requests = Some(2_560);
+        assert_eq!(
+            saturated(&r).as_deref(),
+            Some("2,560 of 80,000 requests due never sent (3.2 %, over 1 %)")
+        );
     }
 
     #[test]

@@ -379,10 +379,9 @@ pub struct Run {
     #[serde(default)]
     pub tool_bound: bool,
     /// Whether an open-model run's generator fell behind its own schedule: it left more than
-    /// [`UNSENT_LIMIT`](crate::rules::UNSENT_LIMIT) of the requests due unsent while its
-    /// connections were free (the built-in generator's `unsent`). Part of
-    /// [`Run::tool_bound`], kept apart so the harness's CPU verdict adds to it and never
-    /// overwrites it.
+    /// [`UNSENT_LIMIT`](crate::rules::UNSENT_LIMIT) of the requests due unsent while busy to
+    /// its limit ([`rules::fell_behind`](crate::rules::fell_behind)). Part of
+    /// [`Run::tool_bound`], kept apart to say why.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub tool_fell_behind: bool,
     /// The requests due by an open-model run's schedule over its window (the built-in

@@ -851,8 +851,9 @@ pub fn cpus_allowed() -> usize {
 /// Fills the tool-side fields of `run` from `u`, its use over its measured window (`None`:
 /// not measured, or a window too short): its CPU percent, its busiest thread's, the CPUs it
 /// could keep busy, and the one verdict of [`verdict::tool_bound`], which replaces the tool's
-/// own guess of its CPU (loadgen's `generator_bound`) but adds to a generator that fell behind
-/// its schedule ([`Run::tool_fell_behind`], from its own count of requests left unsent).
+/// own guess of its CPU (loadgen's `generator_bound`), and with it whether a generator that
+/// left requests unsent fell behind ([`Run::tool_fell_behind`], `rules::fell_behind`). Not
+/// measured: no CPU verdict, and the generator's own unsent verdict stands.
 pub fn add_tool_usage(run: &mut Run, threads: Threads, given: usize, u: Option<&Usage>) {
     run.tool_cpus = Some(match threads {
         Threads::One => 1,
@@ -864,7 +865,11 @@ pub fn add_tool_usage(run: &mut Run, threads: Threads, given: usize, u: Option<&
     };
     run.tool_cpu_percent = Some(round2(u.cpu_percent()));
     run.tool_busiest_thread_percent = Some(round2(u.busiest_thread_percent()));
-    run.tool_bound |= verdict::tool_bound(threads, u);
+    run.tool_bound = verdict::tool_bound(threads, u);
+    if let (Some(unsent), Some(due)) = (run.unsent_requests, run.intended_requests) {
+        run.tool_fell_behind = bench_model::rules::fell_behind(unsent, due, run.tool_bound)
+            == bench_model::rules::Unsent::Generator;
+    }
 }
 
 /// Fills the server-side fields of `run` from what the sampler saw.
@@ -1595,17 +1600,25 @@ mod tests {
         };
         add_tool_usage(&mut r, Tool::Builtin.threads(1), 1, None);
         assert_eq!((r.tool_cpu_percent, r.tool_bound), (None, false));
-        // A generator that fell behind its schedule (its unsent requests) set the pace,
-        // however idle its CPU looked.
-        let mut r = Run {
-            tool_bound: true,
-            tool_fell_behind: true,
+        // Requests left unsent (3 %): the generator fell behind when the harness saw it busy
+        // to its limit, whatever it said of itself; with time to spare, the server held them.
+        let unsent = |fell_behind: bool| Run {
+            tool_bound: fell_behind,
+            tool_fell_behind: fell_behind,
+            unsent_requests: Some(300),
+            intended_requests: Some(10_000),
             ..Run::default()
         };
-        add_tool_usage(&mut r, Tool::Builtin.threads(2), 2, Some(&busy(0.4, 0.4)));
+        let mut r = unsent(false);
+        add_tool_usage(&mut r, Tool::Builtin.threads(2), 2, Some(&busy(1.9, 1.85)));
         assert!(r.tool_bound && r.tool_fell_behind);
+        let mut r = unsent(true);
+        add_tool_usage(&mut r, Tool::Builtin.threads(2), 2, Some(&busy(0.4, 0.4)));
+        assert!(!r.tool_bound && !r.tool_fell_behind);
+        // Not measured: the generator's own verdict stands.
+        let mut r = unsent(true);
         add_tool_usage(&mut r, Tool::Builtin.threads(2), 2, None);
-        assert!(r.tool_bound);
+        assert!(r.tool_bound && r.tool_fell_behind);
 
         // Rounds of a count: added up, rates over the whole.
         let round = |requests: u64, d: f64, p99: u64, status: u64| Run {
