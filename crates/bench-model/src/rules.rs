@@ -117,7 +117,7 @@ pub fn saturated(run: &Run) -> Option<String> {
     // Requests due and never sent have no latency at all: above the limit the percentiles
     // leave out the worst of them, so the rung is not kept up with, whatever they say.
     if let (Some(unsent), Some(due)) = (run.unsent_requests, run.intended_requests)
-        && fell_behind(unsent, due, false) != Unsent::Few
+        && too_many_unsent(unsent, due)
     {
         why.push(format!(
             "{} of {} requests due never sent ({:.1} %, over {:.0} %)",
@@ -152,6 +152,11 @@ pub enum Threads {
 /// the requests never sent decide the rung ([`fell_behind`], [`saturated`]).
 pub const UNSENT_LIMIT: f64 = 0.01;
 
+/// Whether more than [`UNSENT_LIMIT`] of the `intended` requests went `unsent`.
+fn too_many_unsent(unsent: u64, intended: u64) -> bool {
+    intended > 0 && unsent as f64 > UNSENT_LIMIT * intended as f64
+}
+
 /// Who held back the requests an open-model run left unsent ([`fell_behind`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Unsent {
@@ -177,7 +182,7 @@ pub enum Unsent {
 /// collector, a worker process descheduled): between stalls few connections wait, so the
 /// mean looks free while the stalls leave the backlog.
 pub fn fell_behind(unsent: u64, intended: u64, generator_busy: bool) -> Unsent {
-    if intended == 0 || unsent as f64 <= UNSENT_LIMIT * intended as f64 {
+    if !too_many_unsent(unsent, intended) {
         Unsent::Few
     } else if generator_busy {
         Unsent::Generator

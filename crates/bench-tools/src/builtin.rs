@@ -129,7 +129,8 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ToolError> {
             status: unexpected.saturating_add(c.s4xx).saturating_add(c.s5xx),
             other: e.framing,
         },
-        tool_bound: r.cpu.generator_bound || fell_behind,
+        // A generator that fell behind was busy (`rules::fell_behind`): bound already.
+        tool_bound: r.cpu.generator_bound,
         tool_fell_behind: fell_behind,
         intended_requests: open.then_some(r.intended),
         unsent_requests: open.then_some(r.unsent),

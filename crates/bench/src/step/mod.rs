@@ -920,19 +920,11 @@ pub fn rung(result: &mut StepResult) -> Option<String> {
     }
     let why = verdict::saturated(run)?;
     if run.tool_bound {
-        let busy = match (
-            run.tool_fell_behind,
-            run.unsent_requests,
-            run.intended_requests,
-        ) {
-            (true, Some(unsent), Some(due)) => {
-                format!(", {unsent} of its {due} requests due never sent")
-            }
-            _ => run
-                .tool_busiest_thread_percent
-                .map(|p| format!(", its busiest thread at {p:.0} %"))
-                .unwrap_or_default(),
-        };
+        // (Requests left unsent are in `why` already: `verdict::saturated` names them.)
+        let busy = run
+            .tool_busiest_thread_percent
+            .map(|p| format!(", its busiest thread at {p:.0} %"))
+            .unwrap_or_default();
         let reason = format!(
             "the load tool was the limit at this rate ({why}{busy}), so this is not the server's saturation"
         );
