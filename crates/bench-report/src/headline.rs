@@ -145,7 +145,10 @@ pub fn block(sources: &[Source], readme_dir: &Path) -> String {
     for kind in [ServerKind::Rust, ServerKind::Peer] {
         for exp in row_order() {
             let Some(src) = source(exp) else { continue };
-            for s in src.results.servers.iter().filter(|s| s.kind == kind) {
+            // An A/A copy (`NAME#2`) measures the run's precision, not a server: its
+            // experiment's report says what the pair found.
+            let servers = src.results.servers.iter();
+            for s in servers.filter(|s| s.kind == kind && !s.name.contains('#')) {
                 let shown = columns
                     .iter()
                     .any(|c| c.experiment == exp && !matches!(cell(s, c), Cell::NotRun));
@@ -500,6 +503,24 @@ mod tests {
             !text.contains("127.0.0.1") && !text.contains("/work/"),
             "{text}"
         );
+    }
+
+    /// An A/A copy (`server-prebuilt#2`, measured beside server-prebuilt in every round) is
+    /// the run's precision, not a server: it has no row.
+    #[test]
+    fn an_aa_copy_has_no_row() {
+        let path = root().join("crates/bench-report/tests/data/results-e3-rounds.json");
+        let sources = newest(&[path]).unwrap();
+        let names: Vec<&str> = sources[0]
+            .results
+            .servers
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
+        assert!(names.contains(&"server-prebuilt#2"), "{names:?}");
+        let text = block(&sources, &root());
+        assert!(text.contains("| server-prebuilt |"), "{text}");
+        assert!(!text.contains("server-prebuilt#2"), "{text}");
     }
 
     /// A ladder that a disturbed rung ended may have been ended by the machine: the rate
