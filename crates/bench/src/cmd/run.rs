@@ -107,6 +107,7 @@ impl Checkpoint {
     /// `n` more step runs to make (the rates the search adds).
     fn more(&mut self, n: usize) {
         self.total += n;
+        crate::term::progress::Whole::steps_added(n);
     }
 
     /// One more step run finished: the file now holds it.

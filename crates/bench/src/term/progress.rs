@@ -147,6 +147,14 @@ impl Whole {
         }
     }
 
+    /// `n` steps that were not in the plan (the rates E7's search adds), so that the count
+    /// and the time left stay true (a no-op outside a whole).
+    pub fn steps_added(n: usize) {
+        if let Some(w) = lock().as_mut() {
+            w.add(n);
+        }
+    }
+
     /// Ends the whole.
     pub fn end() {
         *lock() = None;
@@ -156,6 +164,10 @@ impl Whole {
     /// `None` outside a whole.
     pub fn line() -> Option<String> {
         lock().as_ref().map(Whole::describe)
+    }
+
+    fn add(&mut self, n: usize) {
+        self.total += n;
     }
 
     fn describe(&self) -> String {
@@ -204,5 +216,23 @@ mod tests {
         // 10 steps in 60 s: the 20 left take 120 s.
         let w = Whole { done: 10, ..w };
         assert_eq!(w.describe(), "20 of 40 steps, 1:00 elapsed, ~2:00 left");
+    }
+
+    /// The publish of 2026-12-03 counted "990 of 926 steps": the searched rates ran but were
+    /// never added to the whole's total. (On a whole of its own: the global one is shared by
+    /// every test thread that runs a step.)
+    #[test]
+    fn steps_a_search_adds_count_in_the_total() {
+        let mut w = Whole {
+            started: Instant::now() - Duration::from_secs(60),
+            done_before: 0,
+            done: 30,
+            total: 40,
+            expected: Duration::from_secs(60),
+        };
+        w.total -= 1; // a rung above where a ladder stopped (step_dropped)
+        w.add(3); // three searched rates (steps_added)
+        w.done += 12;
+        assert_eq!(w.describe(), "42 of 42 steps, 1:00 elapsed, ~0:00 left");
     }
 }
