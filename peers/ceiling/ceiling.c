@@ -5,9 +5,11 @@
  * request head it sees: the contract's bytes for the head's path (`/hello`: `Hello, World`;
  * `/api/hello`: `{"message":"Hello World"}`; any other path: the 1,024-byte `/` answer), each
  * with a fixed Date. It reads nothing of a head but its path (the bytes between the request
- * line's first space and the next space or `?`) and the CRLF CRLF that ends it. It is not a
- * conforming server; it is the yardstick every table compares against ("how far is each
- * server from the ceiling").
+ * line's first space and the next space or `?`), whether ` HTTP/1.0` follows the path, and the
+ * CRLF CRLF that ends it. To an HTTP/1.0 head it adds the contract's `connection: keep-alive`
+ * and keeps the connection, as ab -k (E5's mode) needs; it never closes one itself, whatever
+ * `connection` says (it reads no field). It is not a conforming server; it is the yardstick
+ * every table compares against ("how far is each server from the ceiling").
  *
  * Build: cc -O2 -o ceiling ceiling.c
  * Run:   ./ceiling 127.0.0.1 8080     (port 0 picks one; prints "listening on http://HOST:PORT")
@@ -43,9 +45,21 @@ static const char HELLO[] = "HTTP/1.1 200 OK\r\n"
 static const char API_HELLO[] = "HTTP/1.1 200 OK\r\n"
                                 "content-type: application/json\r\n"
                                 "content-length: 25\r\n" DATE "{\"message\":\"Hello World\"}";
-/* The answers, by path: 0 `/` (and any other), 1 `/hello`, 2 `/api/hello`. */
-static char *answer[3];
-static size_t answer_len[3];
+#define KEEP_ALIVE "connection: keep-alive\r\n"
+static const char ROOT_HEAD_10[] = "HTTP/1.1 200 OK\r\n"
+                                   "content-type: text/plain; charset=utf-8\r\n"
+                                   "content-length: 1024\r\n" KEEP_ALIVE DATE;
+static const char HELLO_10[] = "HTTP/1.1 200 OK\r\n"
+                               "content-type: text/plain; charset=utf-8\r\n"
+                               "content-length: 12\r\n" KEEP_ALIVE DATE "Hello, World";
+static const char API_HELLO_10[] = "HTTP/1.1 200 OK\r\n"
+                                   "content-type: application/json\r\n"
+                                   "content-length: 25\r\n" KEEP_ALIVE DATE
+                                   "{\"message\":\"Hello World\"}";
+/* The answers, by path: 0 `/` (and any other), 1 `/hello`, 2 `/api/hello`; 3 more than those
+ * to an HTTP/1.0 head. */
+static char *answer[6];
+static size_t answer_len[6];
 /* Per fd: how many bytes of "\r\n\r\n" the previous read ended with, and the start of the
  * head being read. */
 static unsigned char matched[MAX_FD];
@@ -54,16 +68,20 @@ static char line[MAX_FD][LINE];
 
 static void on_term(int sig) { (void)sig; _exit(0); }
 
-/* Which answer the head that starts with `l` (`n` bytes kept) gets. */
+/* Which answer the head that starts with `l` (`n` bytes kept) gets. A request line longer than
+ * the bytes kept (a long query) is answered as HTTP/1.1. */
 static int pick(const char *l, unsigned n) {
     const char *sp = memchr(l, ' ', n);
     if (!sp) return 0;
     const char *path = sp + 1;
     size_t left = n - (size_t)(path - l), len = 0;
     while (len < left && path[len] != ' ' && path[len] != '?') len++;
-    if (len == 6 && memcmp(path, "/hello", 6) == 0) return 1;
-    if (len == 10 && memcmp(path, "/api/hello", 10) == 0) return 2;
-    return 0;
+    int a = 0;
+    if (len == 6 && memcmp(path, "/hello", 6) == 0) a = 1;
+    if (len == 10 && memcmp(path, "/api/hello", 10) == 0) a = 2;
+    const char *rest = memchr(path, ' ', left);
+    if (rest && (size_t)(l + n - rest) >= 9 && memcmp(rest, " HTTP/1.0", 9) == 0) a += 3;
+    return a;
 }
 
 /* Appends to `out` (holding `*len` bytes) the answer of every head that ends in `buf`,
@@ -107,6 +125,14 @@ int main(int argc, char **argv) {
     answer[0] = malloc(answer_len[0]);
     memcpy(answer[0], ROOT_HEAD, sizeof(ROOT_HEAD) - 1);
     memset(answer[0] + sizeof(ROOT_HEAD) - 1, '.', BODY_LEN);
+    answer_len[3] = sizeof(ROOT_HEAD_10) - 1 + BODY_LEN;
+    answer[3] = malloc(answer_len[3]);
+    memcpy(answer[3], ROOT_HEAD_10, sizeof(ROOT_HEAD_10) - 1);
+    memset(answer[3] + sizeof(ROOT_HEAD_10) - 1, '.', BODY_LEN);
+    answer[4] = (char *)HELLO_10;
+    answer_len[4] = sizeof(HELLO_10) - 1;
+    answer[5] = (char *)API_HELLO_10;
+    answer_len[5] = sizeof(API_HELLO_10) - 1;
     answer[1] = (char *)HELLO;
     answer_len[1] = sizeof(HELLO) - 1;
     answer[2] = (char *)API_HELLO;
