@@ -722,7 +722,7 @@ fn how_sure(d: &mut Document, r: &Results) {
 pub(crate) fn aa_pairs(r: &Results) -> Vec<String> {
     let mut out = Vec::new();
     for copy in &r.servers {
-        let Some((name, _)) = copy.name.split_once('#') else {
+        let Some(name) = copy.copy_of() else {
             continue;
         };
         let Some(first) = r.servers.iter().find(|s| s.name == name) else {

@@ -148,7 +148,7 @@ pub fn block(sources: &[Source], readme_dir: &Path) -> String {
             // An A/A copy (`NAME#2`) measures the run's precision, not a server: its
             // experiment's report says what the pair found.
             let servers = src.results.servers.iter();
-            for s in servers.filter(|s| s.kind == kind && !s.name.contains('#')) {
+            for s in servers.filter(|s| s.kind == kind && s.copy_of().is_none()) {
                 let shown = columns
                     .iter()
                     .any(|c| c.experiment == exp && !matches!(cell(s, c), Cell::NotRun));

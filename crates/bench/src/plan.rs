@@ -145,7 +145,7 @@ pub fn label_copies(chosen: &mut [(Server, Vec<Step>)]) {
         let n = seen.iter().filter(|n| **n == s.name).count();
         seen.push(s.name.clone());
         if n > 0 {
-            s.name = format!("{}#{}", s.name, n + 1);
+            s.name = bench_model::results::copy_name(&s.name, n + 1);
         }
     }
 }

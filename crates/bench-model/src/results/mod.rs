@@ -188,6 +188,18 @@ impl ServerResult {
             verified: Vec::new(),
         }
     }
+
+    /// The server this one is a copy of, when it is one (`server-prebuilt#2`, a run's A/A
+    /// pair: [`copy_name`]).
+    pub fn copy_of(&self) -> Option<&str> {
+        self.name.split_once('#').map(|(name, _)| name)
+    }
+}
+
+/// The name of the `n`th copy of `name` in one run (`server-prebuilt#2` for the second; the
+/// first keeps its name): a server measured more than once, an A/A pair.
+pub fn copy_name(name: &str, n: usize) -> String {
+    format!("{name}#{n}")
 }
 
 /// One step of an experiment against one server (e.g. E3's `c1000` on `/`), repeated.
