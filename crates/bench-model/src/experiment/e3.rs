@@ -50,6 +50,7 @@ pub const E3: Experiment = Experiment {
     publish_rounds: 6,
     publish_steps: &["c100", "c1000"],
     publish_endpoints: &[],
+    publish_aa: Some("server-prebuilt"),
     fixed_steps: steps,
 };
 

@@ -49,6 +49,7 @@ pub const E5: Experiment = Experiment {
     publish_rounds: 6,
     publish_steps: &["c100"],
     publish_endpoints: &[],
+    publish_aa: None,
     fixed_steps: steps,
 };
 

@@ -34,6 +34,7 @@ pub const E7: Experiment = Experiment {
     publish_rounds: 6,
     publish_steps: &[],
     publish_endpoints: &["/hello"],
+    publish_aa: None,
     fixed_steps: no_fixed_steps,
 };
 

@@ -127,6 +127,10 @@ pub struct Experiment {
     pub publish_steps: &'static [&'static str],
     /// The endpoints `bench publish` measures (`bench run --endpoints`); empty: all of them.
     pub publish_endpoints: &'static [&'static str],
+    /// The server `bench publish` measures twice in it (`bench run --aa`): an A/A pair, whose
+    /// ratio shows the run's precision; `None` for none. One experiment of a publish has it
+    /// (E3, the headline's).
+    pub publish_aa: Option<&'static str>,
 }
 
 /// Which step of an experiment a headline column reads.

@@ -630,10 +630,12 @@ fn run_command(e: &'static Experiment, args: &PublishArgs, servers: &[String]) -
             v.extend(["--rates".into(), rates.join(",")]);
         }
     }
-    // Every publish has one A/A pair, in E3 (the headline's experiment): two copies of
-    // server-prebuilt, whose ratio shows the run's precision.
-    if e.id == experiment::E3.id && (servers.is_empty() || servers.iter().any(|s| s == AA)) {
-        v.extend(["--aa".into(), AA.into()]);
+    // Every publish has one A/A pair, in the experiment that declares it (E3, the headline's):
+    // two copies of one server, whose ratio shows the run's precision.
+    if let Some(aa) = e.publish_aa
+        && (servers.is_empty() || servers.iter().any(|s| s == aa))
+    {
+        v.extend(["--aa".into(), aa.into()]);
     }
     v.extend(shared_flags(args));
     v
@@ -703,9 +705,6 @@ pub fn server_takes(steps: &[experiment::Step], rounds: u32) -> Duration {
     }
     total
 }
-
-/// The server of the publish's A/A pair.
-const AA: &str = "server-prebuilt";
 
 /// The plan of the instructions part: its command parsed, writing into `dir`.
 fn instructions_plan(command: &[String], dir: &Path) -> anyhow::Result<instructions::Plan> {
@@ -1015,7 +1014,11 @@ mod tests {
                     })
                     .collect();
                 // The A/A pair's copy of server-prebuilt in E3 twice.
-                let copies = if e.id == "e3" && s.name == AA { 2 } else { 1 };
+                let copies = if e.publish_aa == Some(s.name.as_str()) {
+                    2
+                } else {
+                    1
+                };
                 secs += server_takes(&served, e.publish_rounds) * copies;
             }
             println!("{}: {:.1} min", e.id, secs.as_secs_f64() / 60.0);

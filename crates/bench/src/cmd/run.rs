@@ -1152,7 +1152,7 @@ mod tests {
     /// E3's first two quick steps on `/`, on server-prebuilt and server-hyper, with the
     /// built-in tool, two repeats: the plan, the chosen servers, the results before any step.
     fn e3_plan() -> (Plan, Vec<(Server, Vec<Step>)>, RunArgs) {
-        let exp = experiment::find("e3").unwrap();
+        let exp = experiment::find(experiment::E3.id).unwrap();
         let steps: Vec<Step> = exp
             .steps_at(true, None, None)
             .into_iter()
@@ -1174,7 +1174,14 @@ mod tests {
             loadgen: PathBuf::from("/x/loadgen"),
             subjects: Subjects::Local(chosen.clone()),
         };
-        let argv = ["bench", "run", "e3", "--quick", "--rounds", "2"];
+        let argv = [
+            "bench",
+            "run",
+            experiment::E3.id,
+            "--quick",
+            "--rounds",
+            "2",
+        ];
         let args = match <crate::cli::Cli as clap::Parser>::try_parse_from(argv)
             .unwrap()
             .command
@@ -1269,11 +1276,11 @@ mod tests {
     fn e7_searches_between_the_last_rate_held_and_the_first_not_held_to_within_5_percent() {
         let dir = std::env::temp_dir().join(format!("bench-search-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let exp = experiment::find("e7").unwrap();
+        let exp = experiment::find(experiment::E7.id).unwrap();
         let argv = [
             "bench",
             "run",
-            "e7",
+            experiment::E7.id,
             "--quick",
             "--rounds",
             "3",
