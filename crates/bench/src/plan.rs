@@ -19,7 +19,8 @@ use manifest::{Manifest, Server};
 
 use crate::cli::RunArgs;
 use crate::error::bad;
-use crate::step::server::{self, Availability, Env};
+use crate::session;
+use crate::step::server::{self, Env};
 use crate::step::{spec, warmup_spec};
 use bench_model::experiment::{self, Experiment, Step};
 use bench_tools::Tool;
@@ -206,62 +207,60 @@ fn choose<'m>(
     exp: &Experiment,
     steps: &[Step],
 ) -> anyhow::Result<Vec<&'m Server>> {
-    let mut out = Vec::new();
-    if args.servers.is_empty() {
-        for s in &manifest.servers {
-            if !s.experiments.iter().any(|e| e == exp.manifest_id) {
-                continue;
-            }
-            let load = load_steps(steps);
-            let missing = unserved(s, &load);
-            if runs(exp, s, &load, true).is_empty() {
-                crate::say!("skip {}: it does not serve {}", s.name, missing.join(", "));
-                continue;
-            }
-            match server::availability(s, env) {
-                Availability::Missing(why) => {
-                    crate::say!("skip {}: cannot run here: {why}", s.name)
-                }
-                _ => out.push(s),
-            }
-        }
-        if out.is_empty() {
-            bail!(
-                "no server of servers.toml can run {} here (see `bench list`)",
-                exp.id
-            );
-        }
-    } else {
-        for name in &args.servers {
-            let s = find_serving(manifest, name, exp.id, steps)?;
-            if let Availability::Missing(why) = server::availability(s, env) {
-                bail!("{name} cannot run here: {why}");
-            }
-            // Named again: a copy, for an A/A check (`label_copies`).
-            out.push(s);
-        }
+    let by_default = args.servers.is_empty();
+    // Named again: a copy, for an A/A check (`label_copies`).
+    let chosen = session::choose(
+        env,
+        manifest,
+        &args.servers,
+        |s| s.experiments.iter().any(|e| e == exp.manifest_id),
+        |s| serving(s, steps, exp.id, by_default.then_some(exp)),
+    )?;
+    chosen.say_left_out();
+    if chosen.servers.is_empty() {
+        bail!(
+            "no server of servers.toml can run {} here (see `bench list`)",
+            exp.id
+        );
     }
-    Ok(out)
+    Ok(chosen.servers)
 }
 
-/// The entry `name`, which must serve at least one step's endpoint (`exp` names the
-/// experiment in the refusal).
+/// Whether `server` runs a step of `steps`, or why not: `does not serve /api/async, which e4
+/// requests` (`asker` names what requests them). `default_of`: the experiment that chose it
+/// by default, not by name (a peer then runs only its [`Experiment::peers_on`] endpoints).
+pub fn serving(
+    server: &Server,
+    steps: &[Step],
+    asker: &str,
+    default_of: Option<&Experiment>,
+) -> Result<(), String> {
+    let load = load_steps(steps);
+    let run = match default_of {
+        Some(exp) => runs(exp, server, &load, true),
+        None => served(server, &load),
+    };
+    if run.is_empty() {
+        return Err(format!(
+            "does not serve {}, which {asker} requests",
+            unserved(server, &load).join(", "),
+        ));
+    }
+    Ok(())
+}
+
+/// The entry `name`, which must serve at least one step's endpoint (`asker` names what
+/// requests them in the refusal: the experiment).
 pub fn find_serving<'m>(
     manifest: &'m Manifest,
     name: &str,
-    exp: &str,
+    asker: &str,
     steps: &[Step],
 ) -> anyhow::Result<&'m Server> {
     let s = server::select(manifest, &[name.to_string()], |_| true)?
         .pop()
         .ok_or_else(|| bad(format!("unknown server {name:?}")))?;
-    let load = load_steps(steps);
-    if served(s, &load).is_empty() {
-        bail!(
-            "{name} does not serve {}, which {exp} requests",
-            unserved(s, &load).join(", "),
-        );
-    }
+    serving(s, steps, asker, None).map_err(|why| anyhow!("{name}: {why}"))?;
     Ok(s)
 }
 

@@ -1,6 +1,6 @@
 //! What every measuring command does the same way around its steps: the command line it
-//! records ([`command`]), the servers of `manifest` it can run here and their build
-//! ([`runnable`], [`build`]), the machine's preflight before the first step and the CPU split
+//! records ([`command`]), the servers of `manifest` it measures and can run here and their
+//! build ([`choose`], [`runnable`], [`build`]), the machine's preflight before the first step and the CPU split
 //! ([`ready`], [`preflight`]),
 //! the load tools this machine has ([`tools_table`]), and what an interrupted command's error
 //! says of the results it kept ([`Partial`]). The provenance a results file records is
@@ -25,10 +25,60 @@ pub fn command() -> Vec<String> {
         .collect()
 }
 
+/// The servers a command measures, and those it left out.
+#[derive(Debug)]
+pub struct Chosen<'m> {
+    /// The servers to measure, in the order asked (a name given twice comes twice: an A/A
+    /// copy), or servers.toml's.
+    pub servers: Vec<&'m Server>,
+    /// Each server left out that was not named, and why (`cannot run here: …`, or what the
+    /// command's own test of it said, such as `does not serve /api/async, which e4 requests`).
+    pub left_out: Vec<(String, String)>,
+}
+
+impl Chosen<'_> {
+    /// Says each server left out on a line of its own: `skip NAME: WHY`.
+    pub fn say_left_out(&self) {
+        for (name, why) in &self.left_out {
+            crate::say!("skip {name}: {why}");
+        }
+    }
+}
+
+/// The servers of `manifest` that `names` asks for, or, when it is empty, every one that
+/// `listed` keeps; each must `fit` the command (`Err` says why not) and be able to run here.
+/// One that does not is an error when it was named (`NAME: WHY`), and is left out with its
+/// reason when it was not. Every measuring command chooses its servers here.
+pub fn choose<'m>(
+    env: &Env,
+    manifest: &'m Manifest,
+    names: &[String],
+    listed: impl Fn(&Server) -> bool,
+    fits: impl Fn(&Server) -> Result<(), String>,
+) -> anyhow::Result<Chosen<'m>> {
+    let mut chosen = Chosen {
+        servers: Vec::new(),
+        left_out: Vec::new(),
+    };
+    for s in server::select(manifest, names, listed)? {
+        let why = fits(s)
+            .err()
+            .or_else(|| match server::availability(s, env) {
+                Availability::Missing(why) => Some(format!("cannot run here: {why}")),
+                _ => None,
+            });
+        match why {
+            None => chosen.servers.push(s),
+            Some(why) if names.is_empty() => chosen.left_out.push((s.name.clone(), why)),
+            Some(why) => bail!("{}: {why}", s.name),
+        }
+    }
+    Ok(chosen)
+}
+
 /// The servers of `manifest` that `names` asks for (every one `wanted` keeps when empty) and
-/// that can run here: one that cannot is skipped with a line when it was not named, and an
-/// error when it was; `what` names them in the error when none is left (`server that serves
-/// /hello`).
+/// that can run here ([`choose`]), each left out said on a line; `what` names them in the
+/// error when none is left (`server that serves /hello`).
 pub fn runnable<'m>(
     env: &Env,
     manifest: &'m Manifest,
@@ -36,20 +86,12 @@ pub fn runnable<'m>(
     wanted: impl Fn(&Server) -> bool,
     what: &str,
 ) -> anyhow::Result<Vec<&'m Server>> {
-    let mut runnable = Vec::new();
-    for s in server::select(manifest, names, wanted)? {
-        match server::availability(s, env) {
-            Availability::Missing(why) if names.is_empty() => {
-                crate::say!("skip {}: cannot run here: {why}", s.name);
-            }
-            Availability::Missing(why) => bail!("{} cannot run here: {why}", s.name),
-            _ => runnable.push(s),
-        }
-    }
-    if runnable.is_empty() {
+    let chosen = choose(env, manifest, names, wanted, |_| Ok(()))?;
+    chosen.say_left_out();
+    if chosen.servers.is_empty() {
         bail!("no {what} can run here (see `bench list`)");
     }
-    Ok(runnable)
+    Ok(chosen.servers)
 }
 
 /// Builds the Rust packages of `servers` and `extra` (`cargo build --release`), saying so
@@ -187,4 +229,106 @@ pub fn tools_table(env: &Env) -> Table {
         ]);
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two Rust entries, `a` built (its binary in the `--bin-dir`) and `b` not, and the
+    /// environment that has them so.
+    fn two() -> (Manifest, Env, PathBuf) {
+        let m = Manifest::parse(
+            r#"
+[[server]]
+name = "a"
+package = "server-a"
+style = "test"
+analogue = ["y"]
+experiments = ["E3"]
+groups = ["core"]
+
+[[server]]
+name = "b"
+package = "server-b"
+style = "test"
+analogue = ["y"]
+experiments = ["E3", "E6"]
+groups = ["core"]
+"#,
+        )
+        .unwrap();
+        let dir = std::env::temp_dir().join(format!("bench-choose-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("server-a"), "").unwrap();
+        let env = Env::new(Some(dir.clone()));
+        (m, env, dir)
+    }
+
+    fn names(c: &Chosen<'_>) -> Vec<String> {
+        c.servers.iter().map(|s| s.name.clone()).collect()
+    }
+
+    #[test]
+    fn servers_not_named_are_left_out_with_their_reason_and_named_ones_are_refused() {
+        let (m, env, dir) = two();
+        let all = |_: &Server| true;
+        let fit = |_: &Server| Ok(());
+
+        // By default: every listed server that fits and can run here; the rest left out, why.
+        let c = choose(&env, &m, &[], all, fit).unwrap();
+        assert_eq!(names(&c), ["a"]);
+        let [(b, why)] = c.left_out.as_slice() else {
+            panic!("{c:?}")
+        };
+        assert_eq!(b, "b");
+        assert!(why.starts_with("cannot run here: no binary "), "{why}");
+        assert!(why.ends_with("server-b"), "{why}");
+        // Only those `listed` keeps; the command's own test comes before the machine's.
+        let e6 = |s: &Server| s.experiments.iter().any(|e| e == "E6");
+        let c = choose(&env, &m, &[], e6, fit).unwrap();
+        assert_eq!((names(&c).len(), c.left_out.len()), (0, 1), "{c:?}");
+        let c = choose(&env, &m, &[], all, |s| Err(format!("not {}", s.name))).unwrap();
+        assert!(c.servers.is_empty());
+        assert_eq!(
+            c.left_out,
+            [
+                ("a".to_string(), "not a".to_string()),
+                ("b".to_string(), "not b".to_string())
+            ]
+        );
+
+        // Named: in the order given, a name twice twice (an A/A copy), `listed` not asked.
+        let named = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let none = |_: &Server| false;
+        let c = choose(&env, &m, &named(&["a", "a"]), none, fit).unwrap();
+        assert_eq!(
+            (names(&c), c.left_out.len()),
+            (vec!["a".into(), "a".into()], 0)
+        );
+        // A named server that cannot run, or does not fit, or is unknown: an error naming it.
+        let e = choose(&env, &m, &named(&["a", "b"]), all, fit).unwrap_err();
+        assert!(
+            e.to_string().starts_with("b: cannot run here: no binary "),
+            "{e}"
+        );
+        let e = choose(&env, &m, &named(&["a"]), all, |_| {
+            Err("does not serve /x".into())
+        })
+        .unwrap_err();
+        assert_eq!(e.to_string(), "a: does not serve /x");
+        let e = choose(&env, &m, &named(&["c"]), all, fit).unwrap_err();
+        assert!(e.to_string().starts_with("unknown server \"c\""), "{e}");
+
+        // `runnable`: the same choice, and none left is an error naming what was wanted.
+        let got = runnable(&env, &m, &[], all, "server").unwrap();
+        assert_eq!(got.len(), 1);
+        let e = runnable(&env, &m, &[], e6, "server of E6").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "no server of E6 can run here (see `bench list`)"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 }

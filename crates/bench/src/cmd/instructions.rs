@@ -723,28 +723,21 @@ pub fn run(
             plan.counts,
         ),
     };
-    let chosen = crate::step::server::select(&manifest, &names, |_| true)?;
+    let chosen = crate::session::choose(env, &manifest, &names, |_| true, supported)?;
+    let mut not_measured = chosen.left_out;
     let mut servers = Vec::new();
-    let mut not_measured = Vec::new();
-    for s in chosen {
-        let why = supported(s)
-            .err()
-            .or_else(|| match crate::step::server::availability(s, env) {
-                crate::step::server::Availability::Missing(why) => {
-                    Some(format!("cannot run here: {why}"))
-                }
-                _ => None,
-            });
-        match why {
-            None if names.is_empty() && !in_default_set(s) => not_measured.push((
+    for s in chosen.servers {
+        if names.is_empty() && !in_default_set(s) {
+            not_measured.push((
                 s.name.clone(),
                 "a peer: measured when named with --servers (under callgrind an interpreter's or a JIT's figure takes about a minute each)".into(),
-            )),
-            Some(why) if names.is_empty() => not_measured.push((s.name.clone(), why)),
-            Some(why) => bail!("{}: {why}", s.name),
-            None => servers.push(s),
+            ));
+        } else {
+            servers.push(s);
         }
     }
+    // In servers.toml's order, as every table lists the servers.
+    not_measured.sort_by_key(|(name, _)| manifest.servers.iter().position(|s| &s.name == name));
     if servers.is_empty() {
         bail!("no server to measure (see `bench list`)");
     }

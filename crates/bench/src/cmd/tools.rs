@@ -24,10 +24,10 @@ use anyhow::{Context, bail};
 
 use crate::cli::CompareArgs;
 use crate::error::bad;
-use crate::plan::{find_serving, refuse_unless_applicable};
+use crate::plan::{refuse_unless_applicable, serving};
 use crate::provenance;
 use crate::session::{Partial, tools_table};
-use crate::step::server::{self, Availability, Env};
+use crate::step::server::{self, Env};
 use crate::step::{self, Load, Spawn, Subject, signals};
 use crate::term::progress::Progress;
 use bench_model::experiment::{Step, TOKEN, Warmup};
@@ -105,15 +105,14 @@ pub fn compare_measured(
     let tools = parse_tools(&args.tools)?;
     let step = step_of(args)?;
     let manifest = env.manifest()?;
-    let entry = find_serving(
+    let entry = crate::session::choose(
+        env,
         &manifest,
-        &args.server,
-        "tools compare",
-        std::slice::from_ref(&step),
-    )?;
-    if let Availability::Missing(why) = server::availability(entry, env) {
-        bail!("{} cannot run here: {why}", entry.name);
-    }
+        std::slice::from_ref(&args.server),
+        |_| true,
+        |s| serving(s, std::slice::from_ref(&step), "tools compare", None),
+    )?
+    .servers[0];
     let loadgen = env.binary("loadgen");
     for &tool in &tools {
         refuse_unless_applicable(tool, std::slice::from_ref(&step), &loadgen, "")?;
