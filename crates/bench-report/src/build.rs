@@ -23,7 +23,8 @@ use bench_model::rules::{OTHER_CPU_LIMIT, SERVER_WAIT_LIMIT, STEAL_LIMIT};
 
 use super::model::{Block, Cell, Document, Marks, Table};
 use super::stale::staleness;
-use super::{disturbed_steps, endpoints, find, shown, step_ids, thousands};
+use crate::format::thousands;
+use crate::read::{disturbed_steps, endpoints, find, shown, step_ids};
 
 /// The markdown report of `r`, made without a repository to ask whether its servers' code
 /// changed since (as [`markdown_at`] with `None`).

@@ -16,7 +16,8 @@ use bench_model::results::{Intervals, Results, Run, ServerKind, ServerResult, St
 use bench_model::stats::Interval;
 use bench_model::sustainable;
 
-use super::{Marks, disturbed, endpoints, find, shown, step_ids, step_marks};
+use crate::model::Marks;
+use crate::read::{disturbed, endpoints, find, shown, step_ids, step_marks};
 use bench_model::experiment::{BASELINE, Charts};
 
 /// What a server is, for its colour.
@@ -541,7 +542,7 @@ pub(crate) fn rate_charts(r: &Results) -> Vec<RateChart> {
             }
         };
         let latency = |us: f64| crate::format::us_label(us);
-        let cpu = |us: f64| format!("{} µs/request", super::grouped(us, 2));
+        let cpu = |us: f64| format!("{} µs/request", crate::format::grouped(us, 2));
         let charts = [
             RateChart {
                 id: "latency-rate",
@@ -623,7 +624,7 @@ fn point(
         .map(|i| (i.low, i.high));
     let mut tip = format!(
         "{} requests/s offered: {what} {}",
-        super::thousands(rate),
+        crate::format::thousands(rate),
         value.map_or_else(
             || if st.valid {
                 "n/a".into()
@@ -636,7 +637,7 @@ fn point(
     if let Some(m) = st.median.as_ref().filter(|_| st.valid) {
         tip.push_str(&format!(
             ", {} achieved",
-            super::thousands(m.requests_per_s)
+            crate::format::thousands(m.requests_per_s)
         ));
         if let (Some(u), Some(k), true) = (
             m.cpu_user_us_per_request,
@@ -645,8 +646,8 @@ fn point(
         ) {
             tip.push_str(&format!(
                 " (user {} + kernel {})",
-                super::grouped(u, 2),
-                super::grouped(k, 2)
+                crate::format::grouped(u, 2),
+                crate::format::grouped(k, 2)
             ));
         }
     }

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use bench_model::experiment;
 use bench_model::results::{CEILING, Interval, Results, Run, ServerResult, StepResult};
 
-use crate::ReportError;
+use crate::error::ReportError;
 use crate::model::{Block, Cell, Document, Table};
 use crate::table::Table as TextTable;
 
@@ -277,7 +277,7 @@ fn findings(out: &mut Vec<Change>, o: &Results, n: &Results) {
 fn shown(e: &Estimate) -> String {
     let f = |x: f64| {
         if x.abs() >= 1000.0 {
-            crate::thousands(x)
+            crate::format::thousands(x)
         } else if x.abs() >= 10.0 {
             format!("{x:.1}")
         } else {
@@ -474,7 +474,7 @@ mod tests {
         assert!(!c.changes.is_empty());
         assert!(c.changes.iter().all(|ch| ch.verdict == Verdict::Unjudged));
         let mut e5 = one.clone();
-        e5.experiment = "e5".into();
+        e5.experiment = experiment::E5.id.into();
         let c = compare(&[one], &[e5]);
         assert_eq!(c.unmatched, ["e3 (old only)", "e5 (new only)"]);
         let md = markdown(&c, "a", "b");

@@ -20,7 +20,8 @@ use bench_model::experiment::{self, Experiment, Finding, Measure, Pick, Quantity
 use bench_model::results::{Interval, Results, Run, ServerResult, StepResult};
 
 use super::model::Marks;
-use super::{find, thousands};
+use crate::format::thousands;
+use crate::read::find;
 
 /// The sentences of `r`'s findings, in its experiment's order (none for a file of no known
 /// experiment).

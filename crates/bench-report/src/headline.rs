@@ -18,7 +18,10 @@ use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-use super::{MACHINE_MARK, ReportError, find, marks, thousands};
+use crate::error::ReportError;
+use crate::format::thousands;
+use crate::model::MACHINE_MARK;
+use crate::read::{find, marks};
 use bench_model::results::{Results, Run, ServerKind, ServerResult, StepResult};
 
 /// The line before the generated table.
@@ -107,7 +110,7 @@ pub fn newest(paths: &[PathBuf]) -> Result<Vec<Source>, ReportError> {
     }
     let mut best: Vec<Source> = Vec::new();
     for path in files {
-        if super::is_other_results_file(&path) {
+        if crate::other::is_other_results_file(&path) {
             continue;
         }
         let results = Results::load(&path).map_err(ReportError::from)?;

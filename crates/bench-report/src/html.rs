@@ -19,7 +19,7 @@
 //! Nothing on the page names a machine path or a local port ([`findings::public`](crate::format::public)):
 //! a machine path becomes its file name, `http://127.0.0.1:PORT` becomes `http://SERVER`.
 //!
-//! Files: this one (the page and its parts), `html/body.rs` (the report's model as HTML),
+//! Files: this one (the page and its parts), `model_html.rs` (the report's model as HTML, which the other reports' sections use too),
 //! `html/page.css` and `html/page.js` (inlined).
 
 use std::fmt::Write as _;
@@ -35,10 +35,10 @@ use super::draw::{self, draw};
 use super::format::{date, escape, grouped, inline};
 use super::model::{Document, partial};
 use super::other::OtherResults;
-use super::{ReportError, endpoints, find, findings};
-use body::{body, separated};
-
-mod body;
+use crate::error::ReportError;
+use crate::findings;
+use crate::model_html::{body, separated};
+use crate::read::{endpoints, find};
 
 const CSS: &str = include_str!("html/page.css");
 const JS: &str = include_str!("html/page.js");
@@ -488,7 +488,7 @@ fn ours(s: &ServerResult, f: &Reported) -> (String, &'static str) {
         return ("n/a".into(), "");
     };
     let v = figure(s, st, run, f.measure).map_or_else(|| "n/a".into(), |v| separated(&v));
-    let marks = super::Marks::of(run);
+    let marks = crate::model::Marks::of(run);
     if marks.tool || marks.machine {
         (format!("{v}{}", marks.suffix()), "bound")
     } else {
@@ -561,13 +561,6 @@ fn fairness(out: &mut String, r: &Results) {
         );
     }
     out.push_str("</tbody></table></div>\n");
-}
-/// A table of the document model as the page shows it (sortable, figures with thousands
-/// separators), its rows in the order given.
-pub(crate) fn table_html(t: &super::model::Table) -> String {
-    let mut out = String::new();
-    body::table(&mut out, t, &[]);
-    out
 }
 
 /// One experiment's findings on the page: its id, title, the sentences (each with the run it

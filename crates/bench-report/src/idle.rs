@@ -1,9 +1,9 @@
 //! The table of a `bench idle` results file, on the terminal and as the markdown report beside
 //! the file: one row per server, its RSS once ready and with the idle connections.
 
-use crate::html::table_html;
 use crate::model::{self, Block, Cell, Document};
-use crate::other::{dirty, provenance, revision};
+use crate::model_html::table_html;
+use crate::read::{dirty, provenance, revision};
 use crate::table::Table;
 use bench_model::results::idle::{IdleResults, IdleServer};
 
@@ -22,8 +22,8 @@ pub fn cells(s: &IdleServer, connections: usize) -> Vec<String> {
         s.name.clone(),
         format!("{:.1}", s.before_kb as f64 / 1024.0),
         format!("{:.1}", s.with_kb as f64 / 1024.0),
-        super::thousands(connections as f64),
-        super::thousands(s.bytes_per_connection as f64),
+        crate::format::thousands(connections as f64),
+        crate::format::thousands(s.bytes_per_connection as f64),
     ]
 }
 
@@ -65,13 +65,13 @@ pub(crate) fn document(r: &IdleResults) -> Document {
     Document {
         title: format!(
             "Memory of {} idle keep-alive connections",
-            super::thousands(r.connections as f64)
+            crate::format::thousands(r.connections as f64)
         ),
         header,
         blocks: vec![
             Block::Para(format!(
                 "Each server was started alone, its process tree's RSS read once it was ready, then {} connections each answered one `GET /hello` and stayed open without another byte, and the RSS was read again. MB are MiB; bytes per connection is the growth over the connections.",
-                super::thousands(r.connections as f64)
+                crate::format::thousands(r.connections as f64)
             )),
             Block::Table(model_table(r)),
         ],
@@ -88,7 +88,7 @@ pub fn markdown_report(r: &IdleResults) -> String {
 /// and its table.
 pub(super) fn html_section(docs: &[IdleResults]) -> String {
     use std::fmt::Write as _;
-    let esc = super::escape;
+    let esc = crate::format::escape;
     let mut out = String::from(
         "<section class=\"experiment\" id=\"idle\">\n<h2>Memory of idle connections</h2>\n<p class=\"question\">What does a connection that sends nothing cost each server in memory?</p>\n",
     );
@@ -98,7 +98,7 @@ pub(super) fn html_section(docs: &[IdleResults]) -> String {
         let _ = writeln!(
             out,
             "<article class=\"run\">\n<h3>{} idle connections · {}</h3>\n<p>{} to {} on {} ({} CPUs, {}), git {}{}. Each server alone: its process tree's RSS once ready, then with the connections open, each after one answered <code>GET /hello</code>. Command: <code>{}</code></p>",
-            super::thousands(r.connections as f64),
+            crate::format::thousands(r.connections as f64),
             esc(&r.header.started_utc),
             esc(&r.header.started_utc),
             esc(&r.header.finished_utc),
@@ -154,7 +154,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let path = r.write(&dir).unwrap();
         assert!(path.ends_with("idle-20261202T000000Z.json"));
-        assert!(crate::is_other_results_file(&path));
+        assert!(crate::other::is_other_results_file(&path));
         assert!(
             matches!(OtherResults::load(&path).unwrap(), Some(OtherResults::Idle(ref read)) if *read == r)
         );

@@ -1,9 +1,9 @@
 //! The markdown report of a `bench instructions` results file: one row per server and
 //! target, one column per mode, and the notes on what callgrind counts.
 
-use crate::html::table_html;
 use crate::model::{self, Block, Cell, Document, blocks_markdown_tight};
-use crate::other::{dirty, revision};
+use crate::model_html::table_html;
+use crate::read::{dirty, revision};
 use bench_model::results::instructions::{InstructionResults, Mode};
 
 /// The table of `r` in the document model: one row per server and target, one column per
@@ -29,7 +29,9 @@ fn model_table(r: &InstructionResults) -> model::Table {
                 .measurements
                 .iter()
                 .find(|m| m.server == server && m.target == target && m.mode == *md)
-                .map_or("–".to_string(), |m| crate::thousands(m.per_request));
+                .map_or("–".to_string(), |m| {
+                    crate::format::thousands(m.per_request)
+                });
             Cell::text(cell)
         }));
         t.push(server, cells);
@@ -94,7 +96,7 @@ pub fn markdown_report(r: &InstructionResults) -> String {
 /// the notes on what callgrind counts.
 pub(super) fn html_section(docs: &[InstructionResults]) -> String {
     use std::fmt::Write as _;
-    let esc = super::escape;
+    let esc = crate::format::escape;
     let mut out = String::from(
         "<section class=\"experiment\" id=\"instructions\">\n<h2>Instructions per request under callgrind</h2>\n<p class=\"question\">What does a request cost each server in CPU instructions, counted rather than timed, so that the figure does not move with the machine's speed?</p>\n<p>Every figure is instructions per request (fewer is cheaper), per mode of sending: keep-alive, 16 pipelined, a new HTTP/1.0 connection per request.</p>\n",
     );
@@ -163,7 +165,7 @@ mod tests {
             .iter()
             .find(|m| m.server == "server-prebuilt" && m.target == "/" && m.mode == Mode::KeepAlive)
             .unwrap();
-        assert_eq!(cells[3], crate::thousands(keep_alive.per_request));
+        assert_eq!(cells[3], crate::format::thousands(keep_alive.per_request));
         // The ceiling serves `/` only: one row, no `/api/hello`.
         assert!(md.contains("| ceiling | `/` |"));
         assert!(!md.contains("| ceiling | `/api/hello` |"));

@@ -10,8 +10,15 @@
 
 use std::fmt::Write as _;
 
-use super::{MACHINE_MARK, ROUND_TRIP_MARK, TOOL_MARK};
 use bench_model::results::Run;
+
+/// The mark of a figure the load tool may have set ([`Run::tool_bound`]).
+pub const TOOL_MARK: &str = "†";
+/// The mark of a figure the machine may have set ([`Run::disturbed`]).
+pub const MACHINE_MARK: &str = "‡";
+/// The mark of a closed-loop figure neither the server nor the tool set: the connections'
+/// round trips did ([`Run::round_trips_bound`]).
+pub const ROUND_TRIP_MARK: &str = "§";
 
 /// A report.
 #[derive(Clone, Debug, Default)]

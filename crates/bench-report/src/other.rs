@@ -1,6 +1,6 @@
 //! The results files that are not `bench run`'s: `bench instructions`, `bench tools compare`
 //! and `bench idle`. Each kind is told by its `schema`, has its own markdown report beside the
-//! file (`report/instructions.rs`, `report/tools.rs`, `report/idle.rs` make them) and its own
+//! file (`instructions.rs`, `tools.rs`, `idle.rs` make them) and its own
 //! section of the page; this module is the one place that tells the kinds apart.
 
 use std::path::{Path, PathBuf};
@@ -9,9 +9,8 @@ use bench_model::results::idle::{self, IdleResults};
 use bench_model::results::instructions::{self, InstructionResults};
 use bench_model::results::tools::{self, ToolResults};
 
-use crate::ReportError;
+use crate::error::ReportError;
 use crate::model::Document;
-use bench_model::results::Header;
 
 /// One results file of `bench instructions`, `bench tools compare` or `bench idle`.
 #[derive(Debug)]
@@ -56,44 +55,6 @@ impl OtherResults {
     pub fn markdown(&self) -> String {
         self.document().markdown_tight()
     }
-}
-
-/// The provenance lines that the reports of `bench tools compare` and `bench idle` open with:
-/// when, the machine, the git revision, and `versions` (already written out).
-pub(crate) fn provenance(h: &Header, versions: &[String]) -> Vec<(String, String)> {
-    let m = &h.machine;
-    [
-        (
-            "When",
-            format!("{} to {} (UTC)", h.started_utc, h.finished_utc),
-        ),
-        (
-            "Machine",
-            format!(
-                "{}, {} CPUs ({}), {}, {} MiB",
-                m.hostname,
-                m.cpus,
-                m.cpu_model,
-                m.kernel,
-                m.mem_total_kb / 1024
-            ),
-        ),
-        ("Git", format!("{}{}", revision(h), dirty(h, " (dirty)"))),
-        ("Versions", versions.join("; ")),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .collect()
-}
-
-/// The results' git revision, or `unknown`.
-pub(crate) fn revision(h: &Header) -> &str {
-    h.git.revision.as_deref().unwrap_or("unknown")
-}
-
-/// `mark` when the working tree had uncommitted changes, else nothing.
-pub(crate) fn dirty<'a>(h: &Header, mark: &'a str) -> &'a str {
-    if h.git.dirty == Some(true) { mark } else { "" }
 }
 
 /// Whether the JSON file at `path` is a results file of `bench instructions`, `bench tools

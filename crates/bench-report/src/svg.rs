@@ -12,7 +12,8 @@ use bench_model::results::Results;
 
 use super::chart::{charts, rate_charts};
 use super::draw::{FONT, draw, draw_rates, text_width};
-use super::{ReportError, escape};
+use crate::error::ReportError;
+use crate::format::escape;
 
 /// The width the file is drawn at, px.
 const WIDTH: f64 = 1000.0;

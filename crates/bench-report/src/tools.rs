@@ -2,9 +2,9 @@
 //! report beside the file: one row per round and tool, then one row per tool of the medians
 //! over the rounds. The terminal's tables and the markdown's have the same columns and cells.
 
-use crate::html::table_html;
 use crate::model::{self, Block, Cell, Document};
-use crate::other::{dirty, provenance, revision};
+use crate::model_html::table_html;
+use crate::read::{dirty, provenance, revision};
 use crate::table::Table;
 use bench_model::results::Run;
 use bench_model::results::tools::{Round, ToolMedian, ToolResults};
@@ -240,7 +240,7 @@ pub fn markdown_report(r: &ToolResults) -> String {
 /// provenance, the medians' table and the rounds' table.
 pub(super) fn html_section(docs: &[ToolResults]) -> String {
     use std::fmt::Write as _;
-    let esc = super::escape;
+    let esc = crate::format::escape;
     let mut out = String::from(
         "<section class=\"experiment\" id=\"tools\">\n<h2>Load tools compared</h2>\n<p class=\"question\">How much of a figure is the load tool's? One server driven by several tools at the same load, the tools alternating round by round.</p>\n",
     );
@@ -439,7 +439,7 @@ mod tests {
                 .unwrap()
                 .ends_with("tools-20261202T000000Z-2.json")
         );
-        assert!(crate::is_other_results_file(&path));
+        assert!(crate::other::is_other_results_file(&path));
         assert!(
             matches!(OtherResults::load(&path).unwrap(), Some(OtherResults::Tools(ref read)) if **read == r)
         );
