@@ -14,11 +14,19 @@
 //! The price is power: a change smaller than the intervals' width is reported as not shown,
 //! never as absent. A side without an interval (a run of one round, a file from before
 //! rounds) cannot be judged, and says so.
+//!
+//! E7's answer, the rate a server sustains, has no such interval: the search brackets it
+//! between the last rate held and the first not held ([`bench_model::sustainable`]), and the
+//! true rate lies in that bracket, `[held, not held)` (`[held, ∞)` for a lower bound). It is
+//! compared on its bracket, and so is a finding between two sustained rates: it **moved** when
+//! the two brackets do not overlap, that is, when one run held a rate the other did not.
+//! An E7 rung is also compared on its p99 (over the ceiling's), the figure E7 is about.
 
 use std::path::{Path, PathBuf};
 
-use bench_model::experiment;
+use bench_model::experiment::{self, Quantity};
 use bench_model::results::{CEILING, Interval, Results, Run, ServerResult, StepResult};
+use bench_model::sustainable::{self, Above};
 
 use crate::error::ReportError;
 use crate::model::{Block, Cell, Document, Table};
@@ -54,6 +62,18 @@ impl Verdict {
                     Verdict::Same
                 }
             }
+            _ => Verdict::Unjudged,
+        }
+    }
+
+    /// Two brackets `[low, high)` of a searched rate (or a ratio of two): moved when they do
+    /// not overlap, so that one run held a rate the other did not.
+    fn of_brackets(old: &Estimate, new: &Estimate) -> Verdict {
+        match (old.interval, new.interval) {
+            (Some(a), Some(b)) if a.high <= b.low || b.high <= a.low => {
+                Verdict::Moved(new.median / old.median)
+            }
+            (Some(_), Some(_)) => Verdict::Same,
             _ => Verdict::Unjudged,
         }
     }
@@ -146,6 +166,7 @@ pub fn compare(old: &[Results], new: &[Results]) -> Comparison {
         match new.iter().find(|n| n.experiment == o.experiment) {
             Some(n) => {
                 cells(&mut out.changes, o, n);
+                sustained(&mut out.changes, o, n);
                 findings(&mut out.changes, o, n);
             }
             None => out.unmatched.push(format!("{} (old only)", o.experiment)),
@@ -192,7 +213,7 @@ fn cells(out: &mut Vec<Change>, o: &Results, n: &Results) {
         fn(&Run) -> Option<f64>,
         fn(&StepResult) -> Option<Interval>,
     );
-    let figures: [Figure; 2] = [
+    let figures: [Figure; 3] = [
         (
             "requests/s",
             "requests/s ÷ ceiling",
@@ -204,6 +225,20 @@ fn cells(out: &mut Vec<Change>, o: &Results, n: &Results) {
             "CPU µs/request ÷ ceiling",
             |r| r.cpu_us_per_request,
             |st| st.intervals?.cpu_us_per_request,
+        ),
+        // An open-loop rung's figure (E7): compared only there, below.
+        (
+            "p99 ms",
+            "p99 ÷ ceiling",
+            |r| Some(r.latency_us.p99? as f64 / 1000.0),
+            |st| {
+                let i = st.intervals?.p99_us?;
+                Some(Interval {
+                    low: i.low / 1000.0,
+                    high: i.high / 1000.0,
+                    ..i
+                })
+            },
         ),
     ];
     for so in &o.servers {
@@ -219,7 +254,11 @@ fn cells(out: &mut Vec<Change>, o: &Results, n: &Results) {
             let to_ceiling = so.name != CEILING
                 && o.to_ceiling(sto, rps).is_some()
                 && n.to_ceiling(stn, rps).is_some();
+            let rung = sustainable::rate_of(sto).is_some();
             for (plain, ratio, figure, interval) in figures {
+                if plain == "p99 ms" && !rung {
+                    continue;
+                }
                 let (Some(old), Some(new)) = (
                     estimate(o, sto, figure, interval, to_ceiling),
                     estimate(n, stn, figure, interval, to_ceiling),
@@ -245,12 +284,97 @@ fn step<'a>(s: &'a ServerResult, like: &StepResult) -> Option<&'a StepResult> {
         .find(|st| st.endpoint == like.endpoint && st.step == like.step)
 }
 
+/// The bracket of the rate `s` sustains on `endpoint`, as an estimate: the rate held, in
+/// `[held, first not held)`, `[held, ∞)` when it is a lower bound; `None` without rungs there
+/// or when none was held.
+fn bracket(s: &ServerResult, endpoint: &str) -> Option<Estimate> {
+    let sus = sustainable::sustained(&s.steps, endpoint)?;
+    let (rate, st) = sus.held?;
+    let high = match sus.above {
+        Above::NotHeld(x) => x,
+        Above::Tool(_) | Above::Unknown(_) | Above::Top => f64::INFINITY,
+    };
+    Some(Estimate {
+        median: rate,
+        interval: Some(Interval {
+            low: rate,
+            high,
+            confidence: 1.0,
+            n: st.repeats.len(),
+        }),
+    })
+}
+
+/// The endpoints `s` has rungs of an offered rate on, in order.
+fn rung_endpoints(s: &ServerResult) -> Vec<&str> {
+    let mut v: Vec<&str> = Vec::new();
+    for st in &s.steps {
+        if sustainable::rate_of(st).is_some() && !v.contains(&st.endpoint.as_str()) {
+            v.push(&st.endpoint);
+        }
+    }
+    v
+}
+
+/// Every server's sustained rate (E7) on each endpoint that both runs searched, on its bracket.
+fn sustained(out: &mut Vec<Change>, o: &Results, n: &Results) {
+    for so in &o.servers {
+        let Some(sn) = n.servers.iter().find(|s| s.name == so.name) else {
+            continue;
+        };
+        for endpoint in rung_endpoints(so) {
+            let (Some(old), Some(new)) = (bracket(so, endpoint), bracket(sn, endpoint)) else {
+                continue;
+            };
+            out.push(Change {
+                experiment: o.experiment.clone(),
+                what: format!("{} `{endpoint}` sustained", so.name),
+                figure: "req/s, held–not held".to_string(),
+                verdict: Verdict::of_brackets(&old, &new),
+                old,
+                new,
+            });
+        }
+    }
+}
+
+/// The ratio of two sustained rates, on the ratio of their brackets: `a / b` lies in
+/// `[a.low / b.high, a.high / b.low)`.
+fn kept_up_ratio(r: &Results, f: &experiment::Finding) -> Option<Estimate> {
+    let server = |name: &str| r.servers.iter().find(|s| s.name == name);
+    let a = bracket(server(f.a.server)?, f.a.endpoint)?;
+    let b = bracket(server(f.b.server)?, f.b.endpoint)?;
+    let (ia, ib) = (a.interval?, b.interval?);
+    Some(Estimate {
+        median: a.median / b.median,
+        interval: Some(Interval {
+            low: ia.low / ib.high,
+            high: ia.high / ib.low,
+            confidence: 1.0,
+            n: ia.n.min(ib.n),
+        }),
+    })
+}
+
 /// Every finding of the experiment that both runs state, on its ratio.
 fn findings(out: &mut Vec<Change>, o: &Results, n: &Results) {
     let Some(e) = experiment::find(&o.experiment) else {
         return;
     };
     for f in e.findings {
+        if f.quantity == Quantity::KeptUp {
+            if let (Some(old), Some(new)) = (kept_up_ratio(o, f), kept_up_ratio(n, f)) {
+                out.push(Change {
+                    experiment: o.experiment.clone(),
+                    what: format!("finding: {} over {}", f.a.server, f.b.server),
+                    figure: "ratio of the rates sustained, held–not held".to_string(),
+                    verdict: Verdict::of_brackets(&old, &new),
+                    old,
+                    new,
+                });
+            }
+            continue;
+        }
         let (Some(a), Some(b)) = (
             super::findings::compared(o, f),
             super::findings::compared(n, f),
@@ -285,6 +409,7 @@ fn shown(e: &Estimate) -> String {
         }
     };
     match e.interval {
+        Some(i) if i.high.is_infinite() => format!("≥ {}", f(e.median)),
         Some(i) => format!("{} [{}–{}]", f(e.median), f(i.low), f(i.high)),
         None => f(e.median),
     }
@@ -352,7 +477,7 @@ pub fn markdown(c: &Comparison, old: &str, new: &str) -> String {
         blocks: vec![
             Block::Para(summary(c)),
             Block::Para(
-                "A figure moved when the two runs' 95 % intervals do not overlap; a ratio to the ceiling is of the same round's ceiling, so the machine's speed cancels out.".to_string(),
+                "A figure moved when the two runs' 95 % intervals do not overlap; a ratio to the ceiling is of the same round's ceiling, so the machine's speed cancels out. A rate sustained (E7) is compared on its search's bracket, from the rate held to the first not held (`≥`: a lower bound), and moved when the two brackets do not overlap.".to_string(),
             ),
             Block::Table(t),
         ],
@@ -473,6 +598,8 @@ mod tests {
         let c = compare(std::slice::from_ref(&one), std::slice::from_ref(&one));
         assert!(!c.changes.is_empty());
         assert!(c.changes.iter().all(|ch| ch.verdict == Verdict::Unjudged));
+        // p99 is compared on open-loop rungs only (E7), never on E3's closed-loop steps.
+        assert!(c.changes.iter().all(|ch| !ch.figure.starts_with("p99")));
         let mut e5 = one.clone();
         e5.experiment = experiment::E5.id.into();
         let c = compare(&[one], &[e5]);
@@ -483,6 +610,75 @@ mod tests {
             md.contains("not compared: e3 (old only), e5 (new only)"),
             "{md}"
         );
+    }
+
+    /// The recorded E7 ladder in rounds (server-prebuilt, server-hyper, node-http, the
+    /// ceiling at 1k, 10k, 40k requests/s on `/hello`).
+    fn ladder() -> Results {
+        serde_json::from_str(include_str!("../tests/data/results-e7-rounds.json")).unwrap()
+    }
+
+    #[test]
+    fn a_sustained_rate_is_compared_on_its_bracket_and_moves_when_another_rate_is_held() {
+        let old = ladder();
+        let same = compare(std::slice::from_ref(&old), std::slice::from_ref(&old));
+        let node = change(
+            &same,
+            "node-http `/hello` sustained",
+            "req/s, held–not held",
+        );
+        assert_eq!(node.verdict, Verdict::Same, "{node:?}");
+        let held = node.old.median;
+        let high = node.old.interval.unwrap().high;
+        assert!(held >= 1000.0 && high > held, "{node:?}");
+        let f = change(
+            &same,
+            "finding: server-prebuilt over node-http",
+            "ratio of the rates sustained, held–not held",
+        );
+        assert_eq!(f.verdict, Verdict::Same, "{f:?}");
+        // An open-loop rung is compared on its p99 too, against the ceiling's.
+        change(&same, "server-prebuilt `/hello` r10k", "p99 ÷ ceiling");
+        assert_eq!(same.moved().count(), 0);
+
+        // node-http no longer keeps up above 1k: its bracket falls below the old one's.
+        let mut new = old.clone();
+        let n = new
+            .servers
+            .iter_mut()
+            .find(|s| s.name == "node-http")
+            .unwrap();
+        for st in n.steps.iter_mut().filter(|st| st.step != "r1k") {
+            for r in &mut st.repeats {
+                r.requests_per_s = r.offered_requests_per_s.unwrap() * 0.5;
+            }
+            st.finish();
+        }
+        let c = compare(std::slice::from_ref(&old), &[new]);
+        let node = change(&c, "node-http `/hello` sustained", "req/s, held–not held");
+        assert!(
+            matches!(node.verdict, Verdict::Moved(x) if (x - 1000.0 / held).abs() < 1e-9),
+            "{node:?}"
+        );
+        assert_eq!(node.new.interval.unwrap().high, 10_000.0);
+        let f = change(
+            &c,
+            "finding: server-prebuilt over node-http",
+            "ratio of the rates sustained, held–not held",
+        );
+        // server-prebuilt's rate is a lower bound in both runs (the ladder's top), so the ratio
+        // is one too: at least 1 then, at least 4 now. Two lower bounds overlap: not moved.
+        let low = |e: &Estimate| e.interval.unwrap().low;
+        assert_eq!((low(&f.old), low(&f.new)), (1.0, 4.0), "{f:?}");
+        assert_eq!(f.verdict, Verdict::Same, "{f:?}");
+        // server-prebuilt held the ladder's top in both: a lower bound, the same.
+        let pre = change(
+            &c,
+            "server-prebuilt `/hello` sustained",
+            "req/s, held–not held",
+        );
+        assert_eq!(pre.verdict, Verdict::Same);
+        assert_eq!(shown(&pre.old), "≥ 40,000");
     }
 
     #[test]
