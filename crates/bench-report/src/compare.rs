@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use bench_model::experiment::{self, Quantity};
 use bench_model::results::{CEILING, Interval, Results, Run, ServerResult, StepResult};
-use bench_model::sustainable::{self, Above};
+use bench_model::sustainable;
 
 use crate::error::ReportError;
 use crate::model::{Block, Cell, Document, Table};
@@ -205,13 +205,16 @@ fn estimate(
     })
 }
 
-/// Every (server, step) of `o` that `n` has too, on requests/s and CPU per request.
+/// Every (server, step) of `o` that `n` has too, on requests/s and CPU per request, and an
+/// open-loop rung (E7) also on its p99.
 fn cells(out: &mut Vec<Change>, o: &Results, n: &Results) {
+    // Plain name, name over the ceiling, the figure, its interval, on rungs only.
     type Figure = (
         &'static str,
         &'static str,
         fn(&Run) -> Option<f64>,
         fn(&StepResult) -> Option<Interval>,
+        bool,
     );
     let figures: [Figure; 3] = [
         (
@@ -219,14 +222,16 @@ fn cells(out: &mut Vec<Change>, o: &Results, n: &Results) {
             "requests/s ÷ ceiling",
             |r| Some(r.requests_per_s),
             |st| st.intervals?.requests_per_s,
+            false,
         ),
         (
             "CPU µs/request",
             "CPU µs/request ÷ ceiling",
             |r| r.cpu_us_per_request,
             |st| st.intervals?.cpu_us_per_request,
+            false,
         ),
-        // An open-loop rung's figure (E7): compared only there, below.
+        // The figure an open-loop rung (E7) is about: compared on rungs only.
         (
             "p99 ms",
             "p99 ÷ ceiling",
@@ -239,6 +244,7 @@ fn cells(out: &mut Vec<Change>, o: &Results, n: &Results) {
                     ..i
                 })
             },
+            true,
         ),
     ];
     for so in &o.servers {
@@ -255,8 +261,8 @@ fn cells(out: &mut Vec<Change>, o: &Results, n: &Results) {
                 && o.to_ceiling(sto, rps).is_some()
                 && n.to_ceiling(stn, rps).is_some();
             let rung = sustainable::rate_of(sto).is_some();
-            for (plain, ratio, figure, interval) in figures {
-                if plain == "p99 ms" && !rung {
+            for (plain, ratio, figure, interval, rungs_only) in figures {
+                if rungs_only && !rung {
                     continue;
                 }
                 let (Some(old), Some(new)) = (
@@ -290,39 +296,26 @@ fn step<'a>(s: &'a ServerResult, like: &StepResult) -> Option<&'a StepResult> {
 fn bracket(s: &ServerResult, endpoint: &str) -> Option<Estimate> {
     let sus = sustainable::sustained(&s.steps, endpoint)?;
     let (rate, st) = sus.held?;
-    let high = match sus.above {
-        Above::NotHeld(x) => x,
-        Above::Tool(_) | Above::Unknown(_) | Above::Top => f64::INFINITY,
-    };
     Some(Estimate {
         median: rate,
         interval: Some(Interval {
             low: rate,
-            high,
+            high: sus.not_held().unwrap_or(f64::INFINITY),
             confidence: 1.0,
             n: st.repeats.len(),
         }),
     })
 }
 
-/// The endpoints `s` has rungs of an offered rate on, in order.
-fn rung_endpoints(s: &ServerResult) -> Vec<&str> {
-    let mut v: Vec<&str> = Vec::new();
-    for st in &s.steps {
-        if sustainable::rate_of(st).is_some() && !v.contains(&st.endpoint.as_str()) {
-            v.push(&st.endpoint);
-        }
-    }
-    v
-}
-
-/// Every server's sustained rate (E7) on each endpoint that both runs searched, on its bracket.
+/// Every server's sustained rate (E7) on each endpoint that both runs searched, on its bracket
+/// (an endpoint without rungs has none).
 fn sustained(out: &mut Vec<Change>, o: &Results, n: &Results) {
+    let endpoints = crate::read::endpoints(o);
     for so in &o.servers {
         let Some(sn) = n.servers.iter().find(|s| s.name == so.name) else {
             continue;
         };
-        for endpoint in rung_endpoints(so) {
+        for endpoint in &endpoints {
             let (Some(old), Some(new)) = (bracket(so, endpoint), bracket(sn, endpoint)) else {
                 continue;
             };
