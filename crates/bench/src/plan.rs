@@ -209,21 +209,19 @@ fn choose<'m>(
 ) -> anyhow::Result<Vec<&'m Server>> {
     let by_default = args.servers.is_empty();
     // Named again: a copy, for an A/A check (`label_copies`).
-    let chosen = session::choose(
+    session::choose(
         env,
         manifest,
         &args.servers,
         |s| s.experiments.iter().any(|e| e == exp.manifest_id),
         |s| serving(s, steps, exp.id, by_default.then_some(exp)),
-    )?;
-    chosen.say_left_out();
-    if chosen.servers.is_empty() {
-        bail!(
+    )?
+    .or_none(|| {
+        format!(
             "no server of servers.toml can run {} here (see `bench list`)",
             exp.id
-        );
-    }
-    Ok(chosen.servers)
+        )
+    })
 }
 
 /// Whether `server` runs a step of `steps`, or why not: `does not serve /api/async, which e4

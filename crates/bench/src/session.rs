@@ -36,12 +36,17 @@ pub struct Chosen<'m> {
     pub left_out: Vec<(String, String)>,
 }
 
-impl Chosen<'_> {
-    /// Says each server left out on a line of its own: `skip NAME: WHY`.
-    pub fn say_left_out(&self) {
+impl<'m> Chosen<'m> {
+    /// The servers to measure, after saying each left out on a line of its own (`skip NAME:
+    /// WHY`); the error `none` when none is left.
+    pub fn or_none(self, none: impl FnOnce() -> String) -> anyhow::Result<Vec<&'m Server>> {
         for (name, why) in &self.left_out {
             crate::say!("skip {name}: {why}");
         }
+        if self.servers.is_empty() {
+            bail!("{}", none());
+        }
+        Ok(self.servers)
     }
 }
 
@@ -86,12 +91,8 @@ pub fn runnable<'m>(
     wanted: impl Fn(&Server) -> bool,
     what: &str,
 ) -> anyhow::Result<Vec<&'m Server>> {
-    let chosen = choose(env, manifest, names, wanted, |_| Ok(()))?;
-    chosen.say_left_out();
-    if chosen.servers.is_empty() {
-        bail!("no {what} can run here (see `bench list`)");
-    }
-    Ok(chosen.servers)
+    choose(env, manifest, names, wanted, |_| Ok(()))?
+        .or_none(|| format!("no {what} can run here (see `bench list`)"))
 }
 
 /// Builds the Rust packages of `servers` and `extra` (`cargo build --release`), saying so
