@@ -11,6 +11,9 @@
 //! - [`schema`]: the committed JSON Schema of each kind of results file, and the check of a
 //!   document against it;
 //! - [`stats`]: the one median, and how a rate is written ([`stats::thousands`]);
+//! - [`verdict`]: whether a figure moved between two runs, stayed the same within a margin,
+//!   or cannot be told, with the error rates of each call measured ([`verdict::calibrate`]);
+//!   E7's capacity with an interval ([`verdict::capacity`]);
 //! - [`sustainable`]: E7's answer, the highest offered rate a server sustains, read from its
 //!   rungs, and where the search for it goes next.
 //!
@@ -24,3 +27,4 @@ pub mod rules;
 pub mod schema;
 pub mod stats;
 pub mod sustainable;
+pub mod verdict;

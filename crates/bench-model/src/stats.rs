@@ -1,7 +1,9 @@
 //! The statistics every results file and command share: the median of a set of figures (the
 //! figure a step, a round of tools or a finding reports), and how sure it is: a
 //! distribution-free confidence interval for that median ([`median_interval`]), over a cell's
-//! rounds or over the per-round ratios of a paired comparison ([`ratio_interval`]).
+//! rounds or over the per-round ratios of a paired comparison
+//! ([`StepResult::paired_ratio`](crate::results::StepResult::paired_ratio)), and how every
+//! report writes it ([`Interval::bracket`]).
 //!
 //! The interval is the one of order statistics (Hoefler and Belli, SC'15; Conover, *Practical
 //! Nonparametric Statistics*, 3.2): with the `n` values sorted, `[x(k), x(n+1-k)]` holds the
@@ -66,6 +68,51 @@ impl Interval {
     pub fn at_level(&self) -> bool {
         self.confidence >= LEVEL - 1e-9
     }
+
+    /// What it is, as every report says it: `95 % CI` when it reaches [`LEVEL`]; else its
+    /// rounds and its real coverage, `min–max of 3 rounds, 75 %` (so that no interval from too
+    /// few rounds is ever called 95 %).
+    pub fn label(&self) -> String {
+        if self.at_level() {
+            format!("{:.0} % CI", LEVEL * 100.0)
+        } else {
+            format!(
+                "min–max of {} round{}, {}",
+                self.n,
+                if self.n == 1 { "" } else { "s" },
+                coverage(self.confidence)
+            )
+        }
+    }
+
+    /// The interval in brackets with each end written by `f`, as every table, chart label,
+    /// finding and comparison writes it: `[0.95–1.01]` at [`LEVEL`] (the report's key says
+    /// 95 %), `[0.95–1.01; 3 rounds, 75 %]` below it.
+    pub fn bracket(&self, f: impl Fn(f64) -> String) -> String {
+        if self.at_level() {
+            format!("[{}–{}]", f(self.low), f(self.high))
+        } else {
+            format!(
+                "[{}–{}; {} round{}, {}]",
+                f(self.low),
+                f(self.high),
+                self.n,
+                if self.n == 1 { "" } else { "s" },
+                coverage(self.confidence)
+            )
+        }
+    }
+}
+
+/// A coverage as the reports write it: `95 %`, `87.5 %`, `50 %` (rounded down to a tenth, so
+/// that 94.99 % never reads as 95 %).
+pub fn coverage(c: f64) -> String {
+    let tenths = (c * 1000.0 + 1e-9).floor() / 10.0;
+    if tenths.fract() == 0.0 {
+        format!("{tenths:.0} %")
+    } else {
+        format!("{tenths:.1} %")
+    }
 }
 
 /// `P(B ≤ j)` for `B ~ Binomial(n, 1/2)`, for every `j` in `0..=n` (in log space, so that
@@ -106,21 +153,6 @@ pub fn median_interval(mut v: Vec<f64>, level: f64) -> Option<Interval> {
         confidence: coverage(k).max(0.0),
         n,
     })
-}
-
-/// The median of the ratios `a[i] / b[i]` of values measured in the same round, and its
-/// interval (a paired comparison); pairs with a missing or non-positive side are left out.
-/// `None` when no pair is left.
-pub fn ratio_interval(pairs: &[(Option<f64>, Option<f64>)], level: f64) -> Option<(f64, Interval)> {
-    let ratios: Vec<f64> = pairs
-        .iter()
-        .filter_map(|&(a, b)| match (a, b) {
-            (Some(a), Some(b)) if a > 0.0 && b > 0.0 => Some(a / b),
-            _ => None,
-        })
-        .collect();
-    let mid = median(ratios.clone())?;
-    Some((mid, median_interval(ratios, level)?))
 }
 
 /// `x` rounded, with thousands separators and no decimals (`81,103`; `n/a` when not finite):
@@ -222,14 +254,21 @@ mod tests {
         }
     }
 
+    /// Below the level an interval says its rounds and real coverage, never "95 %".
     #[test]
-    fn a_paired_ratio_is_the_median_of_the_rounds_ratios() {
-        let pairs: Vec<(Option<f64>, Option<f64>)> = (1..=10)
-            .map(|i| (Some(2.0 * i as f64), Some(i as f64)))
-            .chain([(None, Some(1.0)), (Some(1.0), Some(0.0))])
-            .collect();
-        let (mid, i) = ratio_interval(&pairs, LEVEL).unwrap();
-        assert_eq!((mid, i.low, i.high, i.n), (2.0, 2.0, 2.0, 10));
-        assert!(ratio_interval(&[(None, None)], LEVEL).is_none());
+    fn an_interval_says_its_real_coverage_below_the_level() {
+        let f = |x: f64| format!("{x:.2}");
+        let i = median_interval(vec![1.0, 2.0, 3.0], LEVEL).unwrap();
+        assert_eq!(i.bracket(f), "[1.00–3.00; 3 rounds, 75 %]");
+        assert_eq!(i.label(), "min–max of 3 rounds, 75 %");
+        let i = median_interval(vec![1.0, 2.0, 3.0, 4.0, 5.0], LEVEL).unwrap();
+        assert_eq!(i.bracket(f), "[1.00–5.00; 5 rounds, 93.7 %]");
+        let i = median_interval((1..=6).map(f64::from).collect(), LEVEL).unwrap();
+        assert_eq!(
+            (i.bracket(f), i.label()),
+            ("[1.00–6.00]".into(), "95 % CI".into())
+        );
+        assert_eq!(coverage(0.5), "50 %");
+        assert_eq!(coverage(0.96875), "96.8 %");
     }
 }

@@ -241,7 +241,7 @@ fn plain_ratio(x: f64) -> String {
 
 /// The paired comparison of finding `f` when both sides are one step measured in rounds:
 /// each round's figure of `a` over the same round's figure of `b`, their median and its
-/// interval ([`stats::ratio_interval`](bench_model::stats::ratio_interval)). `None` for a
+/// interval ([`StepResult::paired_ratio`]). `None` for a
 /// run without rounds, fewer than two paired rounds, or a side that is not one step.
 fn paired(a: &ServerResult, b: &ServerResult, f: &Finding) -> Option<(f64, Interval)> {
     let (Pick::Step(ia), Pick::Step(ib)) = (f.a.pick, f.b.pick) else {
