@@ -50,9 +50,12 @@ pub struct Interval {
     pub low: f64,
     /// The upper bound.
     pub high: f64,
-    /// The probability that an interval made this way holds the true median: at least the
-    /// level asked when there were values enough, less when there were not (`[min, max]` of
-    /// 5 values: 0.9375).
+    /// Its real coverage: the probability that an interval made this way holds the true
+    /// median, whatever the values' distribution. At least the level asked (0.95) when there
+    /// were values enough (6 or more); with fewer the interval is `[min, max]` and its
+    /// coverage is less, never the level: 0.5 for 2 values, 0.75 for 3, 0.875 for 4, 0.9375
+    /// for 5 (0 for one). Every report writes it beside such an interval (`[a–b; 3 rounds,
+    /// 75 %]`), so that none is called a 95 % interval.
     pub confidence: f64,
     /// How many values it is over.
     pub n: usize,

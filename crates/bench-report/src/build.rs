@@ -17,7 +17,8 @@ use bench_model::experiment::{
     At, BASELINE, Charts, Measure, PROBE_ENDPOINT, TFB_PIPELINE, Tables,
 };
 use bench_model::results::{
-    CEILING, Interference, Interval, Results, Run, SOCKET_ERRORS, ServerResult, StepResult,
+    CEILING, Interference, Interval, Intervals, Results, Run, SOCKET_ERRORS, ServerResult,
+    StepResult,
 };
 use bench_model::rules::{OTHER_CPU_LIMIT, SERVER_WAIT_LIMIT, STEAL_LIMIT};
 
@@ -42,6 +43,8 @@ pub fn markdown_at(r: &Results, root: Option<&Path>) -> String {
 pub(crate) fn document(r: &Results, root: Option<&Path>) -> Document {
     let mut d = header(r);
     d.changed = root.and_then(|root| staleness(r, root).line());
+    // An A/A pair that differed says this run's precision before anything else.
+    d.notice = aa_flag(r);
     let found = super::findings::sentences(r);
     if !found.is_empty() {
         d.push(Block::Heading("Findings".to_string()));
@@ -189,8 +192,9 @@ fn step_cell(
     }
 }
 
-/// ` [low–high]`, the interval of a step's median `m` over its rounds, written as the figure
-/// is; `None` for a measure without one or a step of fewer than two rounds.
+/// `[low–high]`, the interval of a step's median `m` over its rounds, written as the figure
+/// is (`[low–high; 3 rounds, 75 %]` below 95 %: [`Interval::bracket`]); `None` for a measure
+/// without one or a step of fewer than two rounds.
 pub(crate) fn interval_text(st: &StepResult, m: Measure) -> Option<String> {
     let iv = st.intervals.as_ref()?;
     let (i, show): (_, fn(f64) -> String) = match m {
@@ -202,7 +206,7 @@ pub(crate) fn interval_text(st: &StepResult, m: Measure) -> Option<String> {
         Measure::KbPerS => (iv.transfer_bytes_per_s?, |b| thousands(b / 1024.0)),
         _ => return None,
     };
-    Some(format!("[{}–{}]", show(i.low), show(i.high)))
+    Some(i.bracket(show))
 }
 
 /// A table of a row per server (its name and what it is the analogue of), a column per
@@ -235,8 +239,10 @@ fn server_table(r: &Results, cols: &[Col]) -> Table {
 }
 
 /// E4's lesson and its remedy: for each server that ran a probe, the probe's requests/s,
-/// p50 and p99 under each scenario's load, the baseline (the probe alone) first. Nothing
-/// when no step has a probe (files from before probes).
+/// p50 and p99 under each scenario's load, the baseline (the probe alone) first. A step where
+/// the probe got no answer in some round has its p99 over every round, those at their lower
+/// bound (`≥`, [`StepResult::probe_p99`]), and a line below the table that says how many
+/// rounds were answered. Nothing when no step has a probe (files from before probes).
 fn probe_tables(d: &mut Document, r: &Results) {
     let probed = |s: &ServerResult| {
         s.steps
@@ -267,6 +273,7 @@ fn probe_tables(d: &mut Document, r: &Results) {
             &["load on"],
             &[&rate, &p50, "p99 ms", "probe errors", "load requests/s"],
         );
+        let mut unanswered = Vec::new();
         for st in &s.steps {
             let what = if st.step == BASELINE {
                 "no load (baseline)".to_string()
@@ -274,7 +281,19 @@ fn probe_tables(d: &mut Document, r: &Results) {
                 format!("`{}`", st.endpoint)
             };
             let probe = st.median.as_ref().and_then(|m| m.probe.as_deref());
-            let mut row = vec![Cell::text(what)];
+            // Over every round, one without an answer at its lower bound.
+            let censored = st.probe_p99().filter(|p| st.valid && p.at_least());
+            let p99 = |p: &Run| match &censored {
+                Some(c) => format!("≥ {:.2}", c.median_us / 1000.0),
+                None => p.latency_us.p99.map_or("n/a".into(), ms),
+            };
+            if let Some(c) = &censored {
+                unanswered.push(format!(
+                    "{what}: the probe {}; so its p99 is a lower bound (≥), and its p50 is over the rounds with an answer",
+                    crate::findings::probe_answers(c)
+                ));
+            }
+            let mut row = vec![Cell::text(what.clone())];
             let texts = |v: [String; 4]| v.map(Cell::text);
             match (st.valid, probe) {
                 (false, _) => row.extend(std::iter::repeat_n(
@@ -286,13 +305,17 @@ fn probe_tables(d: &mut Document, r: &Results) {
                 (true, Some(p)) if p.requests == 0 => row.extend(texts([
                     rps(p),
                     format!("none answered in {:.0} s", p.duration_s),
-                    "—".to_string(),
+                    if censored.is_some() {
+                        p99(p)
+                    } else {
+                        "—".to_string()
+                    },
                     errors_cell(p),
                 ])),
                 (true, Some(p)) => row.extend(texts([
                     rps(p),
                     p.latency_us.p50.map_or("n/a".into(), ms),
-                    p.latency_us.p99.map_or("n/a".into(), ms),
+                    p99(p),
                     errors_cell(p),
                 ])),
             }
@@ -305,6 +328,12 @@ fn probe_tables(d: &mut Document, r: &Results) {
             t.push(&s.name, row);
         }
         d.push(Block::Table(t));
+        if !unanswered.is_empty() {
+            d.push(Block::Para(format!(
+                "No answer in a round: {}.",
+                unanswered.join("; ")
+            )));
+        }
     }
 }
 
@@ -393,12 +422,12 @@ fn ladder(d: &mut Document, r: &Results, endpoints: &[String]) {
                 &[
                     "Server",
                     "Analogue of",
-                    "Sustains, req/s",
-                    "Found between",
+                    "Capacity, req/s",
+                    "Searched between",
                     "p99 ≤ 10 ms up to",
                 ]
             } else {
-                &["Server", "Analogue of", "Sustains, req/s"]
+                &["Server", "Analogue of", "Capacity, req/s"]
             };
             let mut t = Table::of(head, &rungs);
             for s in &served {
@@ -406,7 +435,7 @@ fn ladder(d: &mut Document, r: &Results, endpoints: &[String]) {
                 let mut row = vec![
                     Cell::text(&s.name),
                     Cell::text(analogue(s)),
-                    match crate::findings::sustained_read(s, endpoint) {
+                    match crate::findings::capacity_read(s, endpoint, true) {
                         Some((text, marks)) => Cell::marked(text, marks),
                         None => Cell::text("n/a"),
                     },
@@ -437,12 +466,15 @@ fn ladder(d: &mut Document, r: &Results, endpoints: &[String]) {
              keeps up with a rate when it achieves at least {share:.0} % of it with a p99 of at \
              most {limit} ms, and holds it when it keeps up in the majority of its rounds; each \
              round's ladder stops at the first rate it cannot keep up with, so `—` is a rate no \
-             round reached. **Sustains** is the highest rate held: between the last ladder rate \
-             held and the first not held, `bench run` searches (halving the bracket, each rate its \
-             own {search} rounds) until the two were within {bracket:.0} %; **Found between** \
-             says the bracket, or why the figure is a lower bound (`≥`: held at the ladder's top, \
-             or the load tool's limit above it). **p99 ≤ 10 ms up to**: the highest rate held \
-             with a p99 a user does not notice.",
+             round reached. **Capacity** is the rate the server keeps up with in half its runs, \
+             with its 95 % interval: a probit fit of every run of every rung (kept up or not, \
+             against the log of the rate), `≥` where the load tool was the limit above every \
+             rate it held (docs/reading-results.md). Between the last ladder rate held (in \
+             most rounds) and the first not held, `bench run` searches (halving the bracket, \
+             each rate its own {search} rounds) until the two were within {bracket:.0} %, to \
+             put runs where the capacity is; **Searched between** says that bracket, or why \
+             the search stopped (held at the ladder's top, or the load tool's limit above it). \
+             **p99 ≤ 10 ms up to**: the highest rate held with a p99 a user does not notice.",
             search = sustainable::search_rounds(r.repeat),
             bracket = (sustainable::BRACKET - 1.0) * 100.0,
         )));
@@ -683,7 +715,8 @@ fn header(r: &Results) -> Document {
 }
 
 /// The sentence that says how sure the figures are, when the run measured them in rounds
-/// (files from before rounds have no intervals, and no such sentence).
+/// (files from before rounds have no intervals, and no such sentence); and, when any figure's
+/// interval is over too few rounds for 95 % ([`few_rounds`]), how many are and what that means.
 fn how_sure(d: &mut Document, r: &Results) {
     let Some(n) = r
         .steps()
@@ -693,22 +726,13 @@ fn how_sure(d: &mut Document, r: &Results) {
         return;
     };
     let seed = r.seed.map_or(String::new(), |s| format!(" (seed {s})"));
-    let few = if n >= 6 {
-        String::new()
-    } else {
-        let c = bench_model::stats::median_interval((1..=n).map(|i| i as f64).collect(), 0.95)
-            .map_or(0.0, |i| i.confidence);
-        format!(
-            " With {n} rounds no 95 % interval exists: the brackets hold the lowest and the highest round, which hold the median {:.1} % of the time; 6 rounds or more give a 95 % interval.",
-            c * 100.0
-        )
-    };
+    let few = few_rounds(r).map_or(String::new(), |few| format!(" {few}"));
     let precision = aa_pairs(r);
     let precision = if precision.is_empty() {
         String::new()
     } else {
         format!(
-            " **This run's precision**, from a server measured twice as two copies (an A/A pair, which should differ by nothing): {}.",
+            " **This run's precision**, from a server measured twice as two copies (an A/A pair, which should differ by nothing; each ratio the median of the rounds' ratios of the two copies' figures, with its interval, CPU per request being the server's own figure even when the load tool set the pace; † and ‡ count each copy's rounds whose pace the load tool set, or that the machine disturbed: a pair the tool set measures the tool's variation more than the server's): {}.",
             precision.join("; ")
         )
     };
@@ -717,10 +741,96 @@ fn how_sure(d: &mut Document, r: &Results) {
     )));
 }
 
-/// What each A/A pair of `r` (a server and its copy `NAME#2`) says of the run's precision: the
-/// copies' requests/s ratio on each step both measured in rounds, with its interval
-/// (`` `/` c100: 1.01×, 95 % CI 0.97–1.04, 7 rounds ``).
-pub(crate) fn aa_pairs(r: &Results) -> Vec<String> {
+/// Every interval of a step's figures, those it has.
+fn each_interval(iv: &Intervals) -> impl Iterator<Item = Interval> {
+    [
+        iv.requests_per_s,
+        iv.cpu_us_per_request,
+        iv.p99_us,
+        iv.mean_us,
+        iv.p50_us,
+        iv.p95_us,
+        iv.p999_us,
+        iv.transfer_bytes_per_s,
+    ]
+    .into_iter()
+    .flatten()
+}
+
+/// How many of the intervals of `r`'s valid steps are over too few rounds for 95 % (E7's
+/// searched rates, of 2 or 3 rounds of their own; a run of fewer than 6 rounds), and what
+/// that means; `None` when none is.
+fn few_rounds(r: &Results) -> Option<String> {
+    let steps: Vec<(&StepResult, Vec<Interval>)> = r
+        .steps()
+        .filter(|(_, st)| st.valid)
+        .filter_map(|(_, st)| Some((st, each_interval(st.intervals.as_ref()?).collect())))
+        .collect();
+    let all: usize = steps.iter().map(|(_, v)| v.len()).sum();
+    let below: Vec<(&StepResult, Vec<Interval>)> = steps
+        .iter()
+        .map(|(st, v)| (*st, v.iter().copied().filter(|i| !i.at_level()).collect()))
+        .filter(|(_, v): &(_, Vec<Interval>)| !v.is_empty())
+        .collect();
+    let count: usize = below.iter().map(|(_, v)| v.len()).sum();
+    if count == 0 {
+        return None;
+    }
+    // By rounds: how many intervals, and the coverage of each.
+    let mut by_n: BTreeMap<usize, (usize, f64)> = BTreeMap::new();
+    for i in below.iter().flat_map(|(_, v)| v) {
+        let e = by_n.entry(i.n).or_insert((0, i.confidence));
+        e.0 += 1;
+    }
+    let rounds: Vec<String> = by_n
+        .iter()
+        .map(|(n, (k, c))| {
+            format!(
+                "{k} over {n} round{}, which hold the median {} of the time",
+                if *n == 1 { "" } else { "s" },
+                bench_model::stats::coverage(*c)
+            )
+        })
+        .collect();
+    let searched = below
+        .iter()
+        .filter(|(st, _)| st.searched_rounds.is_some())
+        .count();
+    let searched = match searched {
+        0 => String::new(),
+        k if k == below.len() => {
+            "; all of them rates the search for the sustainable rate added, each measured in rounds of its own".to_string()
+        }
+        k => format!(
+            "; {k} of them rates the search for the sustainable rate added, each measured in rounds of its own"
+        ),
+    };
+    let example = below[0].1[0];
+    Some(format!(
+        "**Too few rounds for 95 %:** {count} of the run's {all} intervals (in {} of its {} steps{searched}) are over fewer than 6 rounds, too few for a 95 % interval: {}. Such an interval is the lowest and the highest round, and its brackets say its rounds and that chance (`{}`): it is the range its rounds spanned, which misses the true median as often as that chance says it may (half the time for 2 rounds), so read its figure as a rough one.",
+        below.len(),
+        steps.len(),
+        rounds.join("; "),
+        Interval {
+            low: 0.0,
+            high: 1.0,
+            ..example
+        }
+        .bracket(|x| if x == 0.0 { "low" } else { "high" }.to_string())
+    ))
+}
+
+/// One step of an A/A pair: the server's name, its copy, and the step of each.
+struct AaStep<'r> {
+    name: &'r str,
+    copy: &'r ServerResult,
+    first: &'r StepResult,
+    second: &'r StepResult,
+}
+
+/// Every step of every A/A pair of `r` (a server and its copy `NAME#2`) that both copies
+/// measured validly.
+fn aa_steps(r: &Results) -> Vec<AaStep<'_>> {
     let mut out = Vec::new();
     for copy in &r.servers {
         let Some(name) = copy.copy_of() else {
@@ -730,29 +840,189 @@ pub(crate) fn aa_pairs(r: &Results) -> Vec<String> {
             continue;
         };
         for st in first.steps.iter().filter(|st| st.valid) {
-            let Some(other) = find(copy, &st.endpoint, &st.step).filter(|c| c.valid) else {
-                continue;
-            };
-            let Some((x, i)) = st.paired_ratio(other, |m| Some(m.requests_per_s)) else {
-                continue;
-            };
-            out.push(format!(
-                "`{name}` over `{}` at `{}` {}: {x:.2}×, {} {:.2}–{:.2}, {} rounds",
-                copy.name,
-                st.endpoint,
-                st.step,
-                if i.at_level() { "95 % CI" } else { "min–max" },
-                i.low,
-                i.high,
-                i.n
-            ));
+            if let Some(second) = find(copy, &st.endpoint, &st.step).filter(|c| c.valid) {
+                out.push(AaStep {
+                    name,
+                    copy,
+                    first: st,
+                    second,
+                });
+            }
         }
     }
     out
 }
 
+/// A figure of a run, as an A/A pair reads it.
+type AaFigure = fn(&Run) -> Option<f64>;
+
+/// The two figures an A/A pair is read on: requests/s, and CPU per request (the server's own
+/// figure even in a round whose pace the load tool set).
+const AA_FIGURES: [(&str, AaFigure); 2] = [
+    ("requests/s", |m| Some(m.requests_per_s)),
+    ("CPU per request", |m| m.cpu_us_per_request),
+];
+
+impl AaStep<'_> {
+    /// `` `server-prebuilt` over `server-prebuilt#2` at `/` c100 ``.
+    fn what(&self) -> String {
+        format!(
+            "`{}` over `{}` at `{}` {}",
+            self.name, self.copy.name, self.first.endpoint, self.first.step
+        )
+    }
+
+    /// Each figure's ratio, those both copies have in two rounds or more.
+    fn ratios(&self) -> Vec<AaRatio> {
+        AA_FIGURES
+            .iter()
+            .filter_map(|&(label, figure)| {
+                let (x, interval) = self.first.paired_ratio(self.second, figure)?;
+                let side = bench_model::results::aa_one_sided(
+                    &self.first.paired_ratios(self.second, figure),
+                );
+                Some(AaRatio {
+                    label,
+                    x,
+                    interval,
+                    side,
+                })
+            })
+            .collect()
+    }
+
+    /// `6/6 and 5/6` of each copy's rounds that `mark` holds for.
+    fn counted(&self, mark: fn(&Run) -> bool) -> String {
+        let count = |st: &StepResult| {
+            format!(
+                "{}/{}",
+                st.repeats.iter().filter(|m| mark(m)).count(),
+                st.repeats.len()
+            )
+        };
+        format!("{} and {}", count(self.first), count(self.second))
+    }
+}
+
+/// An A/A pair's ratio of one figure on one step.
+struct AaRatio {
+    /// The figure (`requests/s`).
+    label: &'static str,
+    /// The median of the rounds' ratios.
+    x: f64,
+    /// Its interval.
+    interval: Interval,
+    /// Whether the pair differed on it
+    /// ([`aa_one_sided`](bench_model::results::aa_one_sided)).
+    side: Option<bench_model::results::OneSided>,
+}
+
+/// `1.07× [1.01–1.24]`: a ratio and its interval ([`Interval::bracket`]).
+fn times(x: f64, i: &Interval) -> String {
+    format!("{x:.2}× {}", i.bracket(|v| format!("{v:.2}")))
+}
+
+/// What each A/A pair of `r` (a server and its copy `NAME#2`) says of the run's precision, a
+/// line per step both measured in rounds: the copies' ratios of requests/s and of CPU per
+/// request, each with its interval, the rounds, a figure on which every round (or enough of
+/// them for the interval) fell on one side of 1.00, and how many of each copy's rounds the
+/// load tool (`†`) and the machine (`‡`) set (`` `server-prebuilt` over `server-prebuilt#2`
+/// at `/` c100: requests/s 1.07× [1.01–1.24] (all 6 rounds above 1), CPU per request 0.95×
+/// [0.80–1.19], 6 rounds; † 6/6 and 6/6 rounds, ‡ 0/6 and 0/6 ``).
+pub(crate) fn aa_pairs(r: &Results) -> Vec<String> {
+    let mut out = Vec::new();
+    for aa in aa_steps(r) {
+        let ratios = aa.ratios();
+        let Some(n) = ratios.first().map(|a| a.interval.n) else {
+            continue;
+        };
+        let figures: Vec<String> = ratios
+            .iter()
+            .map(|a| {
+                let side = a
+                    .side
+                    .map_or(String::new(), |s| format!(" ({})", s.rounds_text()));
+                format!("{} {}{side}", a.label, times(a.x, &a.interval))
+            })
+            .collect();
+        out.push(format!(
+            "{}: {}, {n} rounds; {} {} rounds, {} {}",
+            aa.what(),
+            figures.join(", "),
+            super::model::TOOL_MARK,
+            aa.counted(Run::tool_set_pace),
+            super::model::MACHINE_MARK,
+            aa.counted(|m| m.disturbed),
+        ));
+    }
+    out
+}
+
+/// The report's first words when an A/A pair of `r` differed (on some step, its requests/s
+/// or CPU-per-request ratio's interval leaves out 1.00:
+/// [`aa_one_sided`](bench_model::results::aa_one_sided)): a statement of this run's
+/// precision, with the difference's size, since two copies of one binary should not differ.
+/// `None` when every pair's intervals hold 1.00, or there is no pair. The markdown report
+/// (right under its title), the page (atop the run's article) and `bench run`'s summary
+/// (before its table) put it first. From the second publish's E3:
+///
+/// > **This run's own A/A pair differed:** `server-prebuilt` over `server-prebuilt#2` at `/`
+/// > c100, requests/s 1.07× [1.01–1.24], all 6 rounds above 1 (the load tool set the pace,
+/// > †, in 6/6 and 6/6 of their rounds): two copies of one binary differed by that much in
+/// > this run, so differences of that size between servers in this run are not findings,
+/// > whatever their intervals say.
+pub fn aa_flag(r: &Results) -> Option<String> {
+    let mut differed = Vec::new();
+    let mut copies: Vec<&str> = Vec::new();
+    for aa in aa_steps(r) {
+        for a in aa.ratios() {
+            let Some(side) = a.side else {
+                continue;
+            };
+            let tool = if aa
+                .first
+                .repeats
+                .iter()
+                .chain(&aa.second.repeats)
+                .any(Run::tool_set_pace)
+            {
+                format!(
+                    " (the load tool set the pace, {}, in {} of their rounds)",
+                    super::model::TOOL_MARK,
+                    aa.counted(Run::tool_set_pace)
+                )
+            } else {
+                String::new()
+            };
+            differed.push(format!(
+                "{}, {} {}, {}{tool}",
+                aa.what(),
+                a.label,
+                times(a.x, &a.interval),
+                side.rounds_text()
+            ));
+            if !copies.contains(&aa.copy.name.as_str()) {
+                copies.push(&aa.copy.name);
+            }
+        }
+    }
+    if differed.is_empty() {
+        return None;
+    }
+    let (pair, size) = match (copies.len(), differed.len()) {
+        (1, 1) => ("pair", "that size"),
+        (1, _) => ("pair", "those sizes"),
+        _ => ("pairs", "those sizes"),
+    };
+    Some(format!(
+        "**This run's own A/A {pair} differed:** {}: two copies of one binary differed by that much in this run, so differences of {size} between servers in this run are not findings, whatever their intervals say.",
+        differed.join("; ")
+    ))
+}
+
 /// Every server's requests/s and CPU per request over the ceiling's in the same round, per
-/// step (`0.94 [0.90–0.98]`): the figures that carry across runs and days. At an offered rate
+/// step (`0.94 [0.90–0.98]`, or `0.94 [0.90–0.98; 3 rounds, 75 %]` where too few rounds pair
+/// up for 95 %): the figures that carry across runs and days. At an offered rate
 /// (E7), where the rate sets the requests/s of every server that keeps up, CPU per request,
 /// p99 and p99.9 instead. Nothing for a run without the ceiling in its rounds.
 fn against_ceiling(d: &mut Document, r: &Results) {
@@ -760,7 +1030,7 @@ fn against_ceiling(d: &mut Document, r: &Results) {
     let ratio = |x: f64| format!("{x:.2}");
     let text = |p: Option<(f64, Interval)>| {
         p.map_or("—".to_string(), |(x, i)| {
-            format!("{} [{}–{}]", ratio(x), ratio(i.low), ratio(i.high))
+            format!("{} {}", ratio(x), i.bracket(ratio))
         })
     };
     // A ladder of offered rates, as the report decides it everywhere.
@@ -778,6 +1048,8 @@ fn against_ceiling(d: &mut Document, r: &Results) {
         ]
     };
     let mut any = false;
+    // Whether a ratio's interval is below 95 % (too few rounds pair up).
+    let mut below = false;
     let mut tables = Vec::new();
     for endpoint in endpoints(r) {
         let steps: Vec<String> = step_ids(r, &endpoint)
@@ -800,6 +1072,7 @@ fn against_ceiling(d: &mut Document, r: &Results) {
                 for (_, figure) in figures {
                     let x = st.and_then(|st| r.to_ceiling(st, figure));
                     any |= x.is_some();
+                    below |= x.is_some_and(|(_, i)| !i.at_level());
                     cells.push(Cell::text(text(x)));
                 }
             }
@@ -811,10 +1084,19 @@ fn against_ceiling(d: &mut Document, r: &Results) {
         return;
     }
     d.push(Block::Heading("Against the ceiling".to_string()));
-    let what = if offered {
-        "Each server's CPU per request, p99 and p99.9 latency at each offered rate over the C ceiling's at the same rate in the same round (the median of the rounds' ratios, with its 95 % interval; the offered rate sets every server's requests/s while it keeps up, so those are not compared): above 1.00 it spent more CPU per request, or made its users wait longer, than the loopback's yardstick did under the same load at the same moment."
+    let interval = if below {
+        "its 95 % interval; where fewer than 6 rounds pair up, the lowest and the highest ratio, with its rounds and the chance it holds the median: `[low–high; 3 rounds, 75 %]`"
     } else {
-        "Each server's requests/s and CPU per request over the C ceiling's in the same round (the median of the rounds' ratios, with its 95 % interval): above 1.00 it served more, or spent more CPU per request, than the loopback's yardstick did under the same load at the same moment."
+        "its 95 % interval"
+    };
+    let what = if offered {
+        format!(
+            "Each server's CPU per request, p99 and p99.9 latency at each offered rate over the C ceiling's at the same rate in the same round (the median of the rounds' ratios, with {interval}; the offered rate sets every server's requests/s while it keeps up, so those are not compared): above 1.00 it spent more CPU per request, or made its users wait longer, than the loopback's yardstick did under the same load at the same moment."
+        )
+    } else {
+        format!(
+            "Each server's requests/s and CPU per request over the C ceiling's in the same round (the median of the rounds' ratios, with {interval}): above 1.00 it served more, or spent more CPU per request, than the loopback's yardstick did under the same load at the same moment."
+        )
     };
     d.push(Block::Para(format!(
         "{what} These ratios, not the figures themselves, are what can be compared across runs, days and machines: the VM's speed moves both sides alike."
@@ -974,10 +1256,9 @@ fn resources(d: &mut Document, r: &Results) {
                         fig(run.server_cpu_percent, 1),
                         match st.intervals.and_then(|iv| iv.cpu_us_per_request) {
                             Some(iv) => format!(
-                                "{} [{:.2}–{:.2}]",
+                                "{} {}",
                                 fig(run.cpu_us_per_request, 2),
-                                iv.low,
-                                iv.high
+                                iv.bracket(|x| format!("{x:.2}"))
                             ),
                             None => fig(run.cpu_us_per_request, 2),
                         },
@@ -1316,6 +1597,58 @@ mod tests {
         assert!(!markdown(&Results::load(&path).unwrap()).contains("## The probe"));
     }
 
+    /// The published E4 (node-http's steps, 6 rounds): beside `/api/sync` the probe got no
+    /// answer in rounds 1, 2 and 4. Its p99 counts them at their bound, half the 1 s window
+    /// (`≥ 500.00`, not the 547.33 of the three answered rounds alone), and a line says how
+    /// many rounds were answered; the chart's cell has that p99, marked a lower bound.
+    #[test]
+    fn a_probe_round_without_an_answer_is_counted_at_its_bound_and_said() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/results-e4-rounds.json");
+        let r = Results::load(&path).unwrap();
+        let md = markdown(&r);
+        let at = md.find("### `node-http`").expect(&md);
+        let rows: Vec<&str> = md[at..]
+            .lines()
+            .skip(2)
+            .take_while(|l| l.starts_with('|'))
+            .collect();
+        assert!(
+            rows[3].starts_with("| `/api/sync` | 1 | 547.33 | ≥ 500.00 | 0 | "),
+            "{}",
+            rows[3]
+        );
+        // Every round answered: its p99 as before.
+        assert!(
+            rows[4].starts_with("| `/api/sync-offload` | 9,021 | 0.05 | 2.34 | 0 | "),
+            "{}",
+            rows[4]
+        );
+        assert!(md.contains("\n\nNo answer in a round: `/api/sync`: the probe got an answer in 3 of its 6 rounds (0, 0, 1, 0, 1, 1 requests answered in each 1 s window, one at a time on 1 connection, so it sent at most one more each), and a round without one counts as half its window, 500 ms, the least it waited; so its p99 is a lower bound (≥), and its p50 is over the rounds with an answer.\n"), "{md}");
+        let charts = crate::chart::charts(&r);
+        let latency = charts
+            .iter()
+            .find(|c| {
+                c.group == crate::chart::PROBE_GROUP && c.metric == crate::chart::Metric::Latency
+            })
+            .unwrap();
+        let sync = latency.panels.iter().find(|p| p.title == "sync").unwrap();
+        let c = sync.cells[0];
+        assert_eq!(
+            c.at_least.map(|u| (u.p99_us, u.censored, u.rounds)),
+            Some((500_000.0, 3, 6))
+        );
+        assert!(
+            matches!(c.value, crate::chart::Value::Latency(p) if p.values[3] == Some(500_000)),
+            "{c:?}"
+        );
+        let offload = latency
+            .panels
+            .iter()
+            .find(|p| p.title == "sync-offload")
+            .unwrap();
+        assert_eq!(offload.cells[0].at_least, None);
+    }
+
     #[test]
     fn the_probe_has_charts_of_its_own() {
         let r = with_probes();
@@ -1339,5 +1672,75 @@ mod tests {
         );
         assert!(charts.iter().all(|c| c.group == crate::chart::PROBE_GROUP
             || c.panels.iter().all(|p| p.title != BASELINE)));
+    }
+
+    /// A recorded E3 run of 10 rounds with an A/A pair (server-prebuilt and its copy, the
+    /// load tool setting the pace of every round) whose ratios hold 1.00; with `slower`, the
+    /// copy's requests/s at `/` c100 made that much lower in every round, so that every
+    /// round's ratio is above 1.
+    fn e3_aa(slower: f64) -> Results {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/results-e3-rounds.json");
+        let mut r = Results::load(&path).unwrap();
+        let copy = r
+            .servers
+            .iter_mut()
+            .find(|s| s.name == "server-prebuilt#2")
+            .unwrap();
+        let st = copy
+            .steps
+            .iter_mut()
+            .find(|st| st.endpoint == "/" && st.step == "c100")
+            .unwrap();
+        for m in &mut st.repeats {
+            m.requests_per_s *= slower;
+        }
+        st.finish();
+        r
+    }
+
+    /// The A/A line gives each step's requests/s and CPU-per-request ratios, each with its
+    /// bracket, and each copy's rounds the tool (†) or the machine (‡) set; a pair whose
+    /// interval leaves out 1.00 opens the report, and says so in its line too.
+    #[test]
+    fn an_aa_pair_that_differed_opens_the_report() {
+        let same = e3_aa(1.0);
+        let lines = aa_pairs(&same);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(
+            lines[0],
+            "`server-prebuilt` over `server-prebuilt#2` at `/` c100: requests/s 1.00× [0.99–1.00], CPU per request 1.00× [1.00–1.01], 10 rounds; † 10/10 and 10/10 rounds, ‡ 0/10 and 0/10"
+        );
+        assert_eq!(aa_flag(&same), None);
+        let md = markdown(&same);
+        assert!(!md.contains("A/A pair differed"), "{md}");
+
+        let differed = e3_aa(0.9);
+        let flag = aa_flag(&differed).unwrap();
+        assert_eq!(
+            flag,
+            "**This run's own A/A pair differed:** `server-prebuilt` over `server-prebuilt#2` at `/` c100, requests/s 1.11× [1.10–1.11], all 10 rounds above 1 (the load tool set the pace, †, in 10/10 and 10/10 of their rounds): two copies of one binary differed by that much in this run, so differences of that size between servers in this run are not findings, whatever their intervals say."
+        );
+        // First, right under the title, before the header and the findings.
+        let md = markdown(&differed);
+        let (title, rest) = md.split_once("\n\n").unwrap();
+        assert!(title.starts_with("# E3: "), "{title}");
+        assert!(rest.starts_with(&format!("{flag}\n\n- Date: ")), "{rest}");
+        assert!(
+            aa_pairs(&differed)[0].contains("requests/s 1.11× [1.10–1.11] (all 10 rounds above 1)"),
+            "{:?}",
+            aa_pairs(&differed)
+        );
+        // The page's article of the run says it first too.
+        let page = crate::html(&[crate::Doc {
+            results: differed,
+            href: None,
+        }]);
+        let article = &page[page.find("<article class=\"run\"").unwrap()..];
+        let flag_at = article
+            .find("<p class=\"precision\"><strong>This run&#39;s own A/A pair differed:</strong>");
+        assert!(
+            flag_at.is_some_and(|at| at < article.find("<h4>").unwrap()),
+            "{article}"
+        );
     }
 }

@@ -78,9 +78,37 @@ pub(crate) struct Cell {
     /// Who else may have set the figure: the load tool, the machine, the round trips
     /// ([`step_marks`]).
     pub marks: Marks,
-    /// The 95 % interval of the figure over the run's rounds, drawn as a whisker (requests/s
-    /// and CPU per request of a run in rounds); `None` otherwise.
-    pub whisker: Option<(f64, f64)>,
+    /// The interval of the figure over the run's rounds, drawn as a whisker (requests/s and
+    /// CPU per request of a run in rounds): solid at 95 %, dashed and lighter below it, where
+    /// its tooltip and the legend say its rounds and real coverage ([`Interval::label`]);
+    /// `None` otherwise.
+    pub whisker: Option<Interval>,
+    /// E4's probe: its p99 is a lower bound, since the probe got no answer in some rounds
+    /// (the p99 counts them at their bound, [`StepResult::probe_p99`]); `None` otherwise.
+    pub at_least: Option<Unanswered>,
+}
+
+/// A probe's p99 over rounds some of which got no answer ([`Cell::at_least`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Unanswered {
+    /// The p99 over every round, those without an answer at their lower bound, µs.
+    pub p99_us: f64,
+    /// The rounds without an answer.
+    pub censored: usize,
+    /// Every round.
+    pub rounds: usize,
+}
+
+impl Unanswered {
+    /// What the tooltip says of it.
+    pub fn words(&self) -> String {
+        format!(
+            "; p99 at least {}: the probe got no answer in {} of its {} rounds, each counted as half its window, the least it waited; the other percentiles are over the rounds with an answer",
+            crate::format::us_label(self.p99_us),
+            self.censored,
+            self.rounds
+        )
+    }
 }
 
 impl Cell {
@@ -90,6 +118,7 @@ impl Cell {
             value,
             marks: Marks::default(),
             whisker: None,
+            at_least: None,
         }
     }
 }
@@ -367,16 +396,36 @@ fn probe_cell(step: Option<&StepResult>, metric: Metric) -> Cell {
         return Cell::plain(Value::NotRun);
     };
     let probe = st.median.as_ref().and_then(|m| m.probe.as_deref());
-    let value = match (probe, st.valid) {
+    let mut value = match (probe, st.valid) {
         (_, false) => Value::Invalid,
         (None, true) => Value::NotMeasured,
         (Some(run), true) => metric.value(run),
     };
+    // A round without an answer counts at its lower bound in the p99, as in the tables.
+    let censored = st.probe_p99().filter(|p| p.at_least());
+    let mut at_least = None;
+    if let (Some(c), true) = (&censored, st.valid && metric == Metric::Latency) {
+        let p99 = c.median_us.round() as u64;
+        match &mut value {
+            Value::Latency(p) => p.values[3] = Some(p99),
+            other => {
+                *other = Value::Latency(Percentiles {
+                    values: [None, None, None, Some(p99), None],
+                })
+            }
+        }
+        at_least = Some(Unanswered {
+            p99_us: c.median_us,
+            censored: c.censored(),
+            rounds: c.rounds.len(),
+        });
+    }
     Cell {
         marks: Marks {
             machine: st.valid && disturbed(st),
             ..Marks::default()
         },
+        at_least,
         ..Cell::plain(value)
     }
 }
@@ -398,9 +447,8 @@ fn cell(step: Option<&StepResult>, metric: Metric) -> Cell {
     Cell {
         value,
         marks: step_marks(st),
-        whisker: interval
-            .filter(|i| st.valid && i.n >= 2)
-            .map(|i| (i.low, i.high)),
+        whisker: interval.filter(|i| st.valid && i.n >= 2),
+        at_least: None,
     }
 }
 
@@ -432,9 +480,10 @@ pub(crate) struct Point {
     pub invalid: bool,
     /// Who else may have set the figure: the load tool, the machine, the round trips.
     pub marks: Marks,
-    /// The 95 % interval of the figure over the run's rounds, drawn as a band around the
-    /// line; `None` for a run not in rounds or a rung with too few.
-    pub band: Option<(f64, f64)>,
+    /// The interval of the figure over the run's rounds, drawn as a band around the line
+    /// (lighter and dashed where it is below 95 %, [`Interval::at_level`]); `None` for a run
+    /// not in rounds or a rung with too few.
+    pub band: Option<Interval>,
     /// What a reader sees on hovering (the figure in words).
     pub tip: String,
 }
@@ -474,7 +523,7 @@ pub(crate) struct RateChart {
 
 /// How a rate chart's panel reads a rung's figure from its median run.
 type Get = fn(&Run) -> Option<f64>;
-/// And that figure's 95 % interval over the rounds.
+/// And that figure's interval over the rounds.
 type Band = fn(&Intervals) -> Option<Interval>;
 
 /// The charts of a ladder of offered rates, per endpoint: the latency percentiles (p50, p99
@@ -620,8 +669,7 @@ fn point(
         .as_ref()
         .filter(|_| value.is_some())
         .and_then(band)
-        .filter(|i| i.n >= 2 && i.low > 0.0)
-        .map(|i| (i.low, i.high));
+        .filter(|i| i.n >= 2 && i.low > 0.0);
     let mut tip = format!(
         "{} requests/s offered: {what} {}",
         crate::format::thousands(rate),
@@ -651,12 +699,8 @@ fn point(
             ));
         }
     }
-    if let Some((low, high)) = band {
-        tip.push_str(&format!(
-            "; 95 % interval over the rounds {}–{}",
-            unit(low),
-            unit(high)
-        ));
+    if let Some(i) = band {
+        tip.push_str(&format!("; {}", crate::format::interval_words(&i, unit)));
     }
     if let Some(why) = &st.saturation {
         tip.push_str(&format!("; not kept up with in a round: {why}"));

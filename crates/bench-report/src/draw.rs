@@ -15,6 +15,7 @@ use std::fmt::Write as _;
 
 use super::chart::{Cell, Chart, Kind, Metric, PERCENTILES, Point, RateChart, Row, Series, Value};
 use crate::format::{escape, grouped, us_label};
+use bench_model::stats::Interval;
 
 /// The font stack: local fonts only (a page that loads none from anywhere).
 pub(crate) const FONT: &str = "system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', 'Helvetica Neue', Arial, sans-serif";
@@ -178,29 +179,59 @@ fn row_centres(rows: &[Row], top: f64) -> Vec<f64> {
         .collect()
 }
 
-/// A bar's value label (`185,209 †`).
+/// The stroke of a whisker or a band's outline from an interval below 95 % (too few rounds):
+/// dashed and lighter, so it never reads as a 95 % interval.
+const BELOW_LEVEL: &str = r#" stroke-dasharray="2.5 1.5" stroke-opacity="0.6""#;
+
+/// What the legend says of the intervals below 95 % among `intervals` (`min–max of 2 rounds,
+/// 50 %; of 3 rounds, 75 %`), each count of rounds once; `None` when every one is at 95 %.
+fn below_level(intervals: impl Iterator<Item = Interval>) -> Option<String> {
+    let mut below: Vec<Interval> = intervals.filter(|i| !i.at_level()).collect();
+    below.sort_by_key(|i| i.n);
+    below.dedup_by_key(|i| i.n);
+    let labels: Vec<String> = below
+        .iter()
+        .enumerate()
+        .map(|(k, i)| {
+            let l = i.label();
+            if k == 0 {
+                l
+            } else {
+                l.replacen("min–max ", "", 1)
+            }
+        })
+        .collect();
+    (!labels.is_empty()).then(|| labels.join("; "))
+}
+
 /// The whisker of a cell with an interval: its SVG (a line from the interval's low to its high
-/// across the bar's middle, with end caps), where the label may start (after the bar and the
-/// whisker) and the words for the tooltip; nothing and the bar's end without one.
+/// across the bar's middle, with end caps; dashed and lighter below 95 %), where the label may
+/// start (after the bar and the whisker) and the words for the tooltip (its rounds and real
+/// coverage below 95 %); nothing and the bar's end without one.
 fn whisker(c: &Cell, scale: &Scale, px: f64, y: f64, w: f64) -> (String, f64, String) {
-    let Some((low, high)) = c.whisker else {
+    let Some(i) = c.whisker else {
         return (String::new(), px + w, String::new());
     };
-    let (x0, x1) = (px + scale.pos(low), px + scale.pos(high));
+    let (x0, x1) = (px + scale.pos(i.low), px + scale.pos(i.high));
     let (t, b) = (y - BAR / 2.0 + 2.0, y + BAR / 2.0 - 2.0);
+    let (class, style) = if i.at_level() {
+        ("whisker", "")
+    } else {
+        ("whisker below-level", BELOW_LEVEL)
+    };
     (
         format!(
-            r#"<path class="whisker" d="M{x0:.2} {y:.2}H{x1:.2}M{x0:.2} {t:.2}V{b:.2}M{x1:.2} {t:.2}V{b:.2}" stroke="{AXIS}" stroke-width="1.2" fill="none"/>"#
+            r#"<path class="{class}" d="M{x0:.2} {y:.2}H{x1:.2}M{x0:.2} {t:.2}V{b:.2}M{x1:.2} {t:.2}V{b:.2}" stroke="{AXIS}" stroke-width="1.2" fill="none"{style}/>"#
         ),
         (px + w).max(x1),
         format!(
-            " (95 % interval over the rounds {}–{})",
-            grouped(low, 2),
-            grouped(high, 2)
+            " ({})",
+            crate::format::interval_words(&i, |x| grouped(x, 2))
         ),
     )
 }
 
+/// A bar's value label (`185,209 †`).
 fn bar_label(metric: Metric, c: &Cell) -> String {
     match c.value {
         Value::Bar(v) => format!("{}{}", grouped(v, metric.decimals()), cell_marks(c)),
@@ -257,12 +288,27 @@ fn legend(b: &mut String, chart: &Chart, width: f64, y: f64) -> f64 {
             ));
         }
     }
-    if cells().any(|c| c.whisker.is_some()) {
+    if cells().any(|c| c.whisker.is_some_and(|i| i.at_level())) {
         items.push((
             format!(
                 r#"<path d="M0 -1H12M0 -5V3M12 -5V3" stroke="{AXIS}" stroke-width="1.2" fill="none"/>"#
             ),
             "95 % interval of the median over the rounds".to_string(),
+        ));
+    }
+    if let Some(below) = below_level(cells().filter_map(|c| c.whisker)) {
+        items.push((
+            format!(
+                r#"<path d="M0 -1H12M0 -5V3M12 -5V3" stroke="{AXIS}" stroke-width="1.2" fill="none"{BELOW_LEVEL}/>"#
+            ),
+            format!("dashed: too few rounds for a 95 % interval, {below}"),
+        ));
+    }
+    if cells().any(|c| c.at_least.is_some()) {
+        items.push((
+            format!(r#"<text x="0" y="4" font-size="11" fill="{AXIS}">≥</text>"#),
+            "p99 a lower bound: the probe got no answer in some rounds (the tables say how many)"
+                .to_string(),
         ));
     }
     if cells().any(|c| c.marks.tool) {
@@ -441,9 +487,10 @@ fn mark(
                 .zip(PERCENTILES)
                 .filter_map(|(v, name)| v.map(|v| format!("{name} {}", us_label(v as f64))))
                 .collect();
+            let censored = cell.at_least.map_or(String::new(), |u| u.words());
             let _ = write!(
                 b,
-                r#"<g><title>{}, {}: {}{bound}</title>"#,
+                r#"<g><title>{}, {}: {}{censored}{bound}</title>"#,
                 escape(&row.name),
                 escape(step),
                 tip.join(", ")
@@ -461,6 +508,15 @@ fn mark(
                     x - 5.0,
                     shape(*i, 4.0, 0.0)
                 );
+                // A p99 that is a lower bound: `≥` before its marker.
+                if *i == 3 && cell.at_least.is_some() {
+                    let _ = write!(
+                        b,
+                        r#"<text class="at-least" x="{:.2}" y="{}" font-size="12" font-weight="600" fill="{AXIS}" text-anchor="end">≥</text>"#,
+                        x - 6.0,
+                        y + 4.0
+                    );
+                }
             }
             if cell.marks.tool || cell.marks.machine {
                 let _ = write!(
@@ -553,7 +609,7 @@ impl Scale {
                         _ => return None,
                     };
                     // A whisker reaching past its bar stays inside the chart.
-                    Some(c.whisker.map_or(v, |(_, high)| v.max(high)))
+                    Some(c.whisker.map_or(v, |i| v.max(i.high)))
                 })
                 .fold(0.0_f64, f64::max);
             let want = (width / 70.0).floor().max(2.0);
@@ -762,7 +818,7 @@ impl ValueAxis {
             .iter()
             .flat_map(|p| p.lines.iter().flatten())
             .flat_map(|p| {
-                let (lo, hi) = p.band.unzip();
+                let (lo, hi) = p.band.map(|i| (i.low, i.high)).unzip();
                 [p.value, lo, hi]
             })
             .flatten()
@@ -1042,9 +1098,10 @@ fn rate_line(
     }
 }
 
-/// The band of a server's line: the 95 % interval of each rung's figure over the rounds,
-/// filled in the line's colour between consecutive rungs that have one (a short bar at a
-/// rung alone).
+/// The band of a server's line: the interval of each rung's figure over the rounds, filled
+/// in the line's colour between consecutive rungs that have one (a short bar at a rung
+/// alone). Where an interval is below 95 % (too few rounds), the band from and to its rung is
+/// lighter and outlined dashed, so that it never reads as a 95 % interval.
 fn band(
     b: &mut String,
     colour: &str,
@@ -1052,33 +1109,68 @@ fn band(
     x: &dyn Fn(f64) -> f64,
     y: &dyn Fn(f64) -> f64,
 ) {
-    let mut runs: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new()];
+    // A rung of the band: its x, the y of its low and of its high.
+    type Rung = (f64, f64, f64);
+    let mut runs: Vec<Vec<(Rung, bool)>> = vec![Vec::new()];
     for p in line {
         // A point has a band only where it has a value (`chart::point`).
         match p.band {
-            Some((lo, hi)) => runs.last_mut().unwrap().push((x(p.rate), y(lo), y(hi))),
+            Some(i) => runs
+                .last_mut()
+                .unwrap()
+                .push(((x(p.rate), y(i.low), y(i.high)), i.at_level())),
             None => runs.push(Vec::new()),
         }
     }
     for run in runs.iter().filter(|r| !r.is_empty()) {
-        if let [(px, lo, hi)] = run[..] {
+        if let [((px, lo, hi), at)] = run[..] {
+            let (class, style) = if at {
+                ("band", r#" stroke-opacity="0.25""#)
+            } else {
+                (
+                    "band below-level",
+                    r#" stroke-opacity="0.2" stroke-dasharray="2 2""#,
+                )
+            };
             let _ = write!(
                 b,
-                r#"<path class="band" d="M{px:.2} {lo:.2}V{hi:.2}" stroke="{colour}" stroke-width="5" stroke-opacity="0.25"/>"#
+                r#"<path class="{class}" d="M{px:.2} {lo:.2}V{hi:.2}" stroke="{colour}" stroke-width="5"{style}/>"#
             );
             continue;
         }
-        let upper = run.iter().map(|(px, _, hi)| format!("{px:.2},{hi:.2}"));
-        let lower = run
-            .iter()
-            .rev()
-            .map(|(px, lo, _)| format!("{px:.2},{lo:.2}"));
-        let pts: Vec<String> = upper.chain(lower).collect();
-        let _ = write!(
-            b,
-            r#"<polygon class="band" points="{}" fill="{colour}" fill-opacity="0.15" stroke="none"/>"#,
-            pts.join(" ")
-        );
+        // Pieces of one style; a segment is below the level when either end is, and pieces
+        // that meet share their rung.
+        let mut pieces: Vec<(bool, Vec<Rung>)> = Vec::new();
+        for w in run.windows(2) {
+            let at = w[0].1 && w[1].1;
+            match pieces.last_mut() {
+                Some((a, pts)) if *a == at => pts.push(w[1].0),
+                _ => pieces.push((at, vec![w[0].0, w[1].0])),
+            }
+        }
+        for (at, piece) in pieces {
+            let upper = piece.iter().map(|(px, _, hi)| format!("{px:.2},{hi:.2}"));
+            let lower = piece
+                .iter()
+                .rev()
+                .map(|(px, lo, _)| format!("{px:.2},{lo:.2}"));
+            let pts: Vec<String> = upper.chain(lower).collect();
+            let (class, style) = if at {
+                ("band", r#" fill-opacity="0.15" stroke="none""#.to_string())
+            } else {
+                (
+                    "band below-level",
+                    format!(
+                        r#" fill-opacity="0.07" stroke="{colour}" stroke-width="1" stroke-opacity="0.5" stroke-dasharray="3 2""#
+                    ),
+                )
+            };
+            let _ = write!(
+                b,
+                r#"<polygon class="{class}" points="{}" fill="{colour}"{style}/>"#,
+                pts.join(" ")
+            );
+        }
     }
 }
 
@@ -1131,11 +1223,18 @@ fn rate_legend(b: &mut String, chart: &RateChart, width: f64, y: f64) -> f64 {
             "ring: the rate it sustains (the highest held, searched to 5 %)".to_string(),
         ));
     }
-    if points().any(|p| p.band.is_some()) {
+    if points().any(|p| p.band.is_some_and(|i| i.at_level())) {
         items.push((
             r##"<rect x="0" y="-6" width="24" height="10" fill="#888888" fill-opacity="0.25"/>"##
                 .to_string(),
             "band: the 95 % interval of the median over the rounds".to_string(),
+        ));
+    }
+    if let Some(below) = below_level(points().filter_map(|p| p.band)) {
+        items.push((
+            r##"<rect x="0.5" y="-5.5" width="23" height="9" fill="#888888" fill-opacity="0.1" stroke="#888888" stroke-dasharray="3 2"/>"##
+                .to_string(),
+            format!("light, dashed band: too few rounds for a 95 % interval, {below}"),
         ));
     }
     if points().any(|p| p.saturated && p.value.is_some()) {

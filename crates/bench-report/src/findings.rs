@@ -7,17 +7,21 @@
 //! ratio says so (`at least`, `at most`; two such sides give no ratio); another figure the
 //! tool or the machine may have set says so (`(tool-bound)`, `(machine-disturbed)`). A run
 //! measured in rounds compares round by round: the ratio is the median of each round's ratio
-//! of the two figures, with its 95 % interval and the rounds it is over, and an interval that
-//! holds 1.00 says that no difference was shown. The markdown report opens with its run's sentences, and the page
+//! of the two figures, with its 95 % interval and the rounds it is over (below 6 rounds, the
+//! lowest and highest ratio with its real coverage, [`Interval::label`]), and an interval that
+//! holds 1.00 says that no difference was shown. E4's probe p99 counts a round whose probe got
+//! no answer at its lower bound ([`Run::probe_p99_or_censored`]), so the figure and the ratio
+//! are bounds, and the sentence says how many rounds got an answer. The markdown report opens with its run's sentences, and the page
 //! with each experiment's (the newest run that has each), its headline chart and a link down
 //! to its details.
 //!
 
 use bench_model::sustainable::{self, Sustained};
+use bench_model::verdict::capacity::{self, Capacity, Curve};
 use std::fmt::Write as _;
 
 use bench_model::experiment::{self, Experiment, Finding, Measure, Pick, Quantity, Reported, Side};
-use bench_model::results::{Interval, Results, Run, ServerResult, StepResult};
+use bench_model::results::{Interval, ProbeP99, Results, Run, ServerResult, StepResult};
 
 use super::model::Marks;
 use crate::format::thousands;
@@ -86,18 +90,48 @@ pub fn sentence(r: &Results, e: &Experiment, f: &Finding) -> Option<String> {
         String::new()
     };
     let sure = paired.map_or(String::new(), |(_, i)| {
-        let range = format!("{}–{}", plain_ratio(i.low), plain_ratio(i.high));
-        let mut said = if i.at_level() {
-            format!("; 95 % CI {range}, {} rounds", i.n)
+        let end = |x: f64| {
+            if x.is_finite() && x > 0.0 {
+                plain_ratio(x)
+            } else if x > 0.0 {
+                "∞".to_string()
+            } else {
+                "0".to_string()
+            }
+        };
+        let range = format!("{}–{}", end(i.low), end(i.high));
+        // `95 % CI 1.85–2.01, 7 rounds`; below the level its rounds and real coverage.
+        let mut said = if f.quantity == Quantity::KeptUp {
+            format!(
+                "; {} {range}, from the {} runs of both servers' rates",
+                i.label(),
+                i.n
+            )
+        } else if i.at_level() {
+            format!("; {} {range}, {} rounds", i.label(), i.n)
         } else {
-            format!("; {range} over {} rounds, too few for a 95 % interval", i.n)
+            format!("; {range}, {}, too few for a 95 % interval", i.label())
         };
         if bound.is_empty() && i.holds(1.0) {
             said.push_str(": no difference shown at this run's precision");
         }
         said
     });
-    let _ = write!(text, " here ({at}{figures}{sure})");
+    let censored = if f.quantity == Quantity::ProbeP99Ms {
+        [(&f.a, &a), (&f.b, &b)]
+            .into_iter()
+            .filter_map(|(side, read)| read.unanswered.as_ref().map(|u| unanswered(side, u)))
+            .collect::<Vec<_>>()
+            .join("; ")
+    } else {
+        String::new()
+    };
+    let censored = if censored.is_empty() {
+        censored
+    } else {
+        format!("; {censored}")
+    };
+    let _ = write!(text, " here ({at}{figures}{sure}{censored})");
     let marks = Marks {
         // Requests/s the tool set are said as a bound above; other figures keep the mark.
         tool: (a.marks.tool || b.marks.tool)
@@ -165,6 +199,38 @@ pub(crate) fn compared(r: &Results, f: &Finding) -> Option<Compared> {
         (false, true) => "at most ",
         (true, true) => return None,
     };
+    // E7: the ratio of the two capacities, with its likelihood interval from every run of
+    // both servers' rungs.
+    if f.quantity == Quantity::KeptUp {
+        let curve = |s: &ServerResult, endpoint: &str| {
+            let t = capacity::trials(&s.steps, endpoint);
+            Some((Curve::of(&t)?, t.len()))
+        };
+        let ((ca, ta), (cb, tb)) = (curve(sa, f.a.endpoint)?, curve(sb, f.b.endpoint)?);
+        let c = Capacity::from_curve(&Curve::difference(&ca, &cb), ta + tb);
+        let bound = match (c.at_least(), c.at_most()) {
+            (false, false) => "",
+            (true, false) => "at least ",
+            (false, true) => "at most ",
+            (true, true) => return None,
+        };
+        let paired = Some((
+            c.rate,
+            Interval {
+                low: c.low,
+                high: c.high,
+                confidence: bench_model::stats::LEVEL,
+                n: c.trials,
+            },
+        ));
+        return Some(Compared {
+            a,
+            b,
+            bound,
+            paired,
+            x: c.rate,
+        });
+    }
     // Measured in rounds: the ratio of each round's two figures, their median and interval.
     let paired = paired(sa, sb, f);
     let x = paired.as_ref().map_or(a.x / b.x, |p| p.0);
@@ -188,12 +254,60 @@ fn both_tool_bound(r: &Results, f: &Finding) -> bool {
 }
 
 /// One side's figure: its value, whether it is a lower bound (a ladder that ended before the
-/// server fell behind), its marks and its step's connections.
+/// server fell behind; a probe that got no answer in a round), its marks and its step's
+/// connections.
 struct Read {
     x: f64,
     at_least: bool,
     marks: Marks,
     connections: usize,
+    /// The probe's rounds when one got no answer ([`ProbeP99`]).
+    unanswered: Option<ProbeP99>,
+}
+
+/// What a sentence says of a probe whose p99 counts rounds without an answer at their lower
+/// bound: `` `node-http`'s probe beside `/api/sync` got an answer in 3 of its 6 rounds (…),
+/// … : so its p99 is a lower bound `` ([`probe_answers`]).
+fn unanswered(side: &Side, p: &ProbeP99) -> String {
+    format!(
+        "`{}`'s probe beside `{}` {}: so its p99 is a lower bound",
+        side.server,
+        side.endpoint,
+        probe_answers(p)
+    )
+}
+
+/// How a probe's rounds were answered, when a round got no answer (a sentence's and the
+/// probe table's words): `got an answer in 3 of its 6 rounds (0, 0, 1, 0, 1, 1 requests
+/// answered in each 1 s window, one at a time on 1 connection, so it sent at most one more
+/// each), and a round without one counts as half its window, 500 ms, the least it waited`.
+pub(crate) fn probe_answers(p: &ProbeP99) -> String {
+    let answered: Vec<String> = p.rounds.iter().map(|r| r.answered.to_string()).collect();
+    let windows: Vec<f64> = p.rounds.iter().map(|r| r.window_s).collect();
+    let window = if windows.iter().all(|w| (w - windows[0]).abs() < 1e-9) {
+        format!("each {} s window", trim(windows[0]))
+    } else {
+        "each window".to_string()
+    };
+    let bound = p
+        .rounds
+        .iter()
+        .find(|r| r.censored)
+        .map_or(0.0, |r| r.p99_us);
+    let n = p.rounds.len();
+    let got = n - p.censored();
+    format!(
+        "got an answer in {got} of its {n} rounds ({} requests answered in {window}, one at a time on {} connection, so it sent at most one more each), and a round without one counts as half its window, {} ms, the least it waited",
+        answered.join(", "),
+        experiment::probe(std::time::Duration::ZERO, false).connections,
+        ms(bound / 1000.0)
+    )
+}
+
+/// Seconds without trailing zeros (`1`, `0.5`).
+fn trim(s: f64) -> String {
+    let t = format!("{s:.2}");
+    t.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 impl Read {
@@ -251,33 +365,35 @@ fn paired(a: &ServerResult, b: &ServerResult, f: &Finding) -> Option<(f64, Inter
     if !(sta.valid && stb.valid) {
         return None;
     }
-    let figure = |run: &Run| -> Option<f64> {
-        match f.quantity {
-            Quantity::RequestsPerS => Some(run.requests_per_s),
-            Quantity::CpuUsPerRequest => run.cpu_us_per_request,
-            Quantity::P99Ms => run.latency_us.p99.map(|v| v as f64),
-            Quantity::ProbeP99Ms => run.probe.as_ref()?.latency_us.p99.map(|v| v as f64),
-            Quantity::KeptUp => None,
-        }
-    };
-    sta.paired_ratio(stb, figure)
+    // A round whose probe got no answer counts at its lower bound, never left out.
+    sta.paired_ratio(stb, |run: &Run| f.quantity.of(run))
 }
 
 /// `s`'s figure at `side`.
 fn read(s: &ServerResult, side: &Side, q: Quantity) -> Option<Read> {
     let at = |st: &StepResult, m: &Run| -> Option<Read> {
+        // The probe's p99 over the rounds, one without an answer at its lower bound; a step
+        // of no rounds with probes (files from before rounds), its median run's.
+        let probe = (q == Quantity::ProbeP99Ms)
+            .then(|| st.probe_p99())
+            .flatten();
         let x = match q {
             Quantity::RequestsPerS => m.requests_per_s,
             Quantity::CpuUsPerRequest => m.cpu_us_per_request?,
             Quantity::P99Ms => m.latency_us.p99? as f64 / 1000.0,
-            Quantity::ProbeP99Ms => m.probe.as_ref()?.latency_us.p99? as f64 / 1000.0,
+            Quantity::ProbeP99Ms => match &probe {
+                Some(p) => p.median_us / 1000.0,
+                None => m.probe.as_ref()?.latency_us.p99? as f64 / 1000.0,
+            },
             Quantity::KeptUp => return None,
         };
+        let unanswered = probe.filter(ProbeP99::at_least);
         Some(Read {
             x,
-            at_least: false,
+            at_least: unanswered.is_some(),
             marks: Marks::of(m),
             connections: st.connections,
+            unanswered,
         })
     };
     match side.pick {
@@ -303,19 +419,23 @@ fn valid(st: &StepResult) -> Option<&Run> {
     st.median.as_ref().filter(|_| st.valid)
 }
 
-/// The rate `s` sustains on `endpoint` ([`bench_model::sustainable`]), as the findings and the
-/// headline read it: exact (to within the search's bracket) when a rate above it was not held,
-/// a lower bound otherwise; `None` when it held no rung. A disturbed rung that was not held
-/// may have been so because of the machine: the rate sustained carries its ‡.
+/// The capacity of `s` on `endpoint` ([`Capacity`]: the rate it keeps up with in half its
+/// runs, from every run of every rung), as the findings read it: a lower bound when the
+/// load tool was the limit above every rate it held; `None` without rungs, or when it held
+/// none. A disturbed rung above the rate it held carries its ‡ to the capacity.
 fn kept_up(s: &ServerResult, endpoint: &str) -> Option<Read> {
     let sus = sustainable::sustained(&s.steps, endpoint)?;
-    let (rate, st) = sus.held?;
-    let m = st.median.as_ref()?;
+    let c = Capacity::of(&s.steps, endpoint).filter(|c| !c.at_most())?;
+    let marks = match sus.held {
+        Some((_, st)) => Marks::of(st.median.as_ref()?),
+        None => Marks::default(),
+    };
     Some(Read {
-        x: rate,
-        at_least: !sus.exact(),
-        marks: above_marks(&sus, s, endpoint, Marks::of(m)),
-        connections: st.connections,
+        x: if c.at_least() { c.low } else { c.rate },
+        at_least: c.at_least(),
+        marks: above_marks(&sus, s, endpoint, marks),
+        connections: sus.held.map_or(0, |(_, st)| st.connections),
+        unanswered: None,
     })
 }
 
@@ -334,9 +454,14 @@ fn above_marks(sus: &Sustained<'_>, s: &ServerResult, endpoint: &str, marks: Mar
     }
 }
 
-/// The headline's and the tables' text of the rate `s` sustains on `endpoint` (`61,000`,
-/// `≥ 80,000`, `< 10,000`), with the marks of the rung it was held at; `None` without rungs.
-pub(crate) fn sustained_read(s: &ServerResult, endpoint: &str) -> Option<(String, Marks)> {
+/// The headline's and the tables' text of `s`'s capacity on `endpoint` ([`Capacity`]:
+/// `29,300 [27,100–31,500]` with `interval`, else `29,300`; `≥ 61,200`, `≤ 1,000`), with the
+/// marks of the rung it held last; `None` without rungs.
+pub(crate) fn capacity_read(
+    s: &ServerResult,
+    endpoint: &str,
+    interval: bool,
+) -> Option<(String, Marks)> {
     let sus = sustainable::sustained(&s.steps, endpoint)?;
     let marks = match sus.held {
         Some((_, st)) => st
@@ -346,7 +471,14 @@ pub(crate) fn sustained_read(s: &ServerResult, endpoint: &str) -> Option<(String
             .unwrap_or_default(),
         None => Marks::default(),
     };
-    Some((sus.text(), marks))
+    let text = match Capacity::of(&s.steps, endpoint) {
+        None => "n/a".to_string(),
+        Some(c) if interval => c.text(thousands),
+        Some(c) if c.at_least() => format!("≥ {}", thousands(c.low)),
+        Some(c) if c.at_most() => format!("≤ {}", thousands(c.high)),
+        Some(c) => thousands(c.rate),
+    };
+    Some((text, marks))
 }
 
 /// The article's ratio for `f` (from the two figures it reported, never typed), and the
@@ -565,13 +697,37 @@ mod tests {
             said[0].contains(" 7 rounds: no difference shown at this run's precision)"),
             "{said:?}"
         );
-        // Three rounds: too few for a 95 % interval, and said so.
+        // Three rounds: too few for a 95 % interval, and said so, with the rounds and the
+        // interval's real coverage; never "95 %" of it.
         rounds(rps(&mut r, "node-http", "/", "c100"), &node[..3]);
         rounds(rps(&mut r, "server-prebuilt", "/", "c100"), &pre[..3]);
         let said = sentences(&r);
         assert!(
-            said[0].contains("; 2.00–2.00 over 3 rounds, too few for a 95 % interval)"),
+            said[0]
+                .contains("; 2.00–2.00, min–max of 3 rounds, 75 %, too few for a 95 % interval)"),
             "{said:?}"
+        );
+        assert!(!said[0].contains("95 % CI"), "{said:?}");
+    }
+
+    /// The published E4 (node-http's steps of 2026-12-03, 6 rounds): beside `/api/sync` the
+    /// probe got no answer in 3 rounds. They are kept at their lower bound, so the finding is
+    /// over 6 rounds and says "at least" and how many rounds were answered; left out, it was
+    /// "3,673×" over the 3 answered rounds (one request each), with no word of the others.
+    #[test]
+    fn a_probe_without_an_answer_is_a_lower_bound_and_said() {
+        let r: Results =
+            serde_json::from_str(include_str!("../tests/data/results-e4-rounds.json")).unwrap();
+        let said = sentences(&r);
+        assert_eq!(said.len(), 2, "{said:?}");
+        assert_eq!(
+            said[0],
+            "While `/api/sync` blocks `node-http`'s event loop, its probe on `/api/hello` waits at least 3,307× its idle p99 here (≥ 500 vs 0.16 ms; 95 % CI 2,328–4,668, 6 rounds; `node-http`'s probe beside `/api/sync` got an answer in 3 of its 6 rounds (0, 0, 1, 0, 1, 1 requests answered in each 1 s window, one at a time on 1 connection, so it sent at most one more each), and a round without one counts as half its window, 500 ms, the least it waited: so its p99 is a lower bound)."
+        );
+        // The remedy's probe always answered: an exact figure, nothing more said.
+        assert_eq!(
+            said[1],
+            "With the same work offloaded (`/api/sync-offload`), `node-http`'s probe p99 is 14.6× its idle one here (2.3 vs 0.16 ms; 95 % CI 11.0–18.3, 6 rounds)."
         );
     }
 
@@ -595,7 +751,7 @@ mod tests {
         let e7 = load("e7-20261201T220239Z.json");
         let said = sentences(&e7);
         assert!(
-            said[0].starts_with("`server-prebuilt` sustains at least 4.00× the offered rate `node-http` does here (`/hello`: ≥ 40,000 vs 10,000 requests/s)"),
+            said[0].starts_with("`server-prebuilt` keeps up with at least 1.77× the offered rate `node-http` does here (`/hello`: ≥ 32,533 vs 14,328 requests/s; 95 % CI 1.77–∞, from the 9 runs of both servers' rates)"),
             "{said:?}"
         );
     }

@@ -5,9 +5,18 @@
 
 use std::fmt::Write as _;
 
+use bench_model::stats::Interval;
+
 /// A rate with thousands separators and no decimals (`81,103`): the model's, so that the
 /// rules' reasons and the reports write a rate alike.
 pub use bench_model::stats::thousands;
+
+/// An interval in words, where no key says what a bracket is (a chart's tooltip): `95 % CI:
+/// 1.68 ms–73 ms` at 95 %, `min–max of 3 rounds, 75 %: 1.68 ms–73 ms` below it
+/// ([`Interval::label`]), each end written by `f`.
+pub fn interval_words(i: &Interval, f: impl Fn(f64) -> String) -> String {
+    format!("{}: {}–{}", i.label(), f(i.low), f(i.high))
+}
 
 /// `x` with thousands separators and `decimals` decimals (`2,500.61`).
 pub fn grouped(x: f64, decimals: usize) -> String {

@@ -291,6 +291,10 @@ fn run(out: &mut String, d: &Doc, e: Option<&experiment::Experiment>, root: Opti
     if let Some(why) = &doc.partial {
         let _ = writeln!(out, "<p class=\"partial\">{}</p>", inline(&partial(why)));
     }
+    // An A/A pair that differed: this run's precision, before its figures.
+    if let Some(flag) = &doc.notice {
+        let _ = writeln!(out, "<p class=\"precision\">{}</p>", inline(flag));
+    }
     provenance(out, d, &doc);
     if let Some(e) = e {
         reported(out, r, e);

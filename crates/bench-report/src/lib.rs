@@ -64,7 +64,7 @@ mod svg;
 pub mod table;
 pub mod tools;
 
-pub use build::{markdown, markdown_at};
+pub use build::{aa_flag, markdown, markdown_at};
 pub use error::ReportError;
 pub use html::{Doc, html, html_at, write_html};
 pub use model::{MACHINE_MARK, Marks, ROUND_TRIP_MARK, TOOL_MARK};

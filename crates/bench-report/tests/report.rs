@@ -635,8 +635,8 @@ fn e7_tables_have_a_column_per_rung_and_each_servers_saturation() {
     let head = [
         "Server",
         "Analogue of",
-        "Sustains, req/s",
-        "Found between",
+        "Capacity, req/s",
+        "Searched between",
         "p99 ≤ 10 ms up to",
         "r1k",
         "r10k",
@@ -683,9 +683,11 @@ fn e7_tables_have_a_column_per_rung_and_each_servers_saturation() {
                 };
                 assert_eq!(got, &want, "{} {endpoint} {id}", s.name);
             }
-            // The rate it sustains, and the bracket it was found in.
+            // Its capacity with its interval, and the bracket the search narrowed.
             let sus = bench_model::sustainable::sustained(&s.steps, endpoint).unwrap();
-            assert_eq!(row[2].trim_end_matches([' ', '‡', '†']), sus.text());
+            let cap = bench_model::verdict::capacity::Capacity::of(&s.steps, endpoint)
+                .map_or("n/a".to_string(), |c| c.text(bench_model::stats::thousands));
+            assert_eq!(row[2].trim_end_matches([' ', '‡', '†']), cap);
             assert_eq!(row[3], sus.bracket());
         }
     }
@@ -695,18 +697,23 @@ fn e7_tables_have_a_column_per_rung_and_each_servers_saturation() {
     );
     assert_eq!(cell(&t, "server-hyper", "r1k"), "3.98 · 81.92 ‡");
     assert_eq!(cell(&t, "server-hyper", "r120k"), "—");
-    // Held at 10k, not at 40k (this fixture has no search): the rate, its bracket, and the
-    // highest rate held with a p99 a user does not notice.
-    assert_eq!(cell(&t, "server-hyper", "Sustains, req/s"), "10,000 ‡");
+    // Held at 10k, not at 40k (this fixture has no search): the capacity between them with
+    // its interval, the bracket, and the highest rate held with a p99 a user does not notice.
     assert_eq!(
-        cell(&t, "server-hyper", "Found between"),
+        cell(&t, "server-hyper", "Capacity, req/s"),
+        "19,930 [7,406–54,176] ‡",
+        "one round a rung: a wide interval"
+    );
+    assert_eq!(
+        cell(&t, "server-hyper", "Searched between"),
         "held 10,000, not held 40,000"
     );
     assert_eq!(cell(&t, "server-hyper", "p99 ≤ 10 ms up to"), "1,000");
     // Not held at the lowest rate.
-    assert_eq!(cell(&t, "tornado", "Sustains, req/s"), "< 1,000");
+    // Not held at the lowest rate tried: at most a little above it.
+    assert_eq!(cell(&t, "tornado", "Capacity, req/s"), "≤ 1,313");
     assert_eq!(
-        cell(&t, "tornado", "Found between"),
+        cell(&t, "tornado", "Searched between"),
         "not held at 1,000, the lowest rate"
     );
     assert_eq!(cell(&t, "tornado", "p99 ≤ 10 ms up to"), "none");
@@ -714,7 +721,10 @@ fn e7_tables_have_a_column_per_rung_and_each_servers_saturation() {
     // time beside the one from the actual send. The other tables name only the rung.
     let t = table(&md, "## `/hello`: requests/s achieved at each offered rate");
     assert_eq!(cell(&t, "server-prebuilt", "r40k"), "39,241 (98 %) ‡");
-    assert_eq!(cell(&t, "server-prebuilt", "Sustains, req/s"), "40,000 ‡");
+    assert_eq!(
+        cell(&t, "server-prebuilt", "Capacity, req/s"),
+        "69,564 [29,733–164,391] ‡"
+    );
     let t = table(
         &md,
         "## `/hello`: p99.9 ms from the intended send time · from the actual send",
@@ -757,9 +767,10 @@ fn e7_marks_invalid_and_tool_bound_rungs_and_a_ladder_that_never_stopped() {
         "## `/hello`: p99 ms · server CPU µs per request, at each offered rate",
     );
     assert_eq!(cell(&t, "server-hyper", "r10k"), "invalid");
-    assert_eq!(cell(&t, "server-hyper", "Sustains, req/s"), "≥ 1,000 ‡");
+    // Held 1,000 in its one round: a lower bound, and one round cannot put it at 1,000.
+    assert_eq!(cell(&t, "server-hyper", "Capacity, req/s"), "≥ 757 ‡");
     assert_eq!(
-        cell(&t, "server-hyper", "Found between"),
+        cell(&t, "server-hyper", "Searched between"),
         "no valid run at 10,000"
     );
     let t = table(
@@ -767,10 +778,15 @@ fn e7_marks_invalid_and_tool_bound_rungs_and_a_ladder_that_never_stopped() {
         "## `/api/hello`: p99 ms · server CPU µs per request, at each offered rate",
     );
     assert!(cell(&t, "server-hyper", "r1k").ends_with(" †‡"));
-    // Its lowest rung was the tool's (†): nothing is known of the server.
-    assert_eq!(cell(&t, "server-hyper", "Sustains, req/s"), "n/a");
+    // Its lowest rung was the tool's (†): that rung says nothing of the server, and its
+    // capacity comes from the runs of the rungs above it (held 10k, not 40k); the search's
+    // ladder, read rung by rung, stopped there.
     assert_eq!(
-        cell(&t, "server-hyper", "Found between"),
+        cell(&t, "server-hyper", "Capacity, req/s"),
+        "19,930 [7,406–54,176]"
+    );
+    assert_eq!(
+        cell(&t, "server-hyper", "Searched between"),
         "the load tool's limit at 1,000"
     );
     assert!(
@@ -940,7 +956,10 @@ fn a_run_in_rounds_shows_its_intervals_in_every_table() {
         rows.iter().find(|r| r[0] == "server-hyper").unwrap()[1..],
         ["0.89 [0.88–0.89]", "1.20 [1.19–1.21]"]
     );
-    assert!(md.contains("**This run's precision**, from a server measured twice as two copies (an A/A pair, which should differ by nothing): `server-prebuilt` over `server-prebuilt#2` at `/` c100: 1.00×, 95 % CI 0.99–1.00, 10 rounds"), "{md}");
+    assert!(md.contains("**This run's precision**, from a server measured twice as two copies (an A/A pair, which should differ by nothing;"), "{md}");
+    assert!(md.contains("`server-prebuilt` over `server-prebuilt#2` at `/` c100: requests/s 1.00× [0.99–1.00], CPU per request 1.00× [1.00–1.01], 10 rounds; † 10/10 and 10/10 rounds, ‡ 0/10 and 0/10"), "{md}");
+    // Its ratios hold 1.00: nothing opens the report.
+    assert!(!md.contains("A/A pair differed"), "{md}");
     // A figure of one round has no interval: the same file cut to its first round.
     let one = first_round(&r);
     let md = markdown(&one);
@@ -971,9 +990,9 @@ fn a_ladder_in_rounds_draws_each_lines_interval_as_a_band() {
         svg.contains("node-http, 10,000 requests/s offered: p99 23.5 ms"),
         "{svg}"
     );
-    assert!(
-        svg.contains("p99 23.5 ms, 9,983 achieved; 95 % interval over the rounds 1.68 ms–73 ms")
-    );
+    assert!(svg.contains("p99 23.5 ms, 9,983 achieved; 95 % CI: 1.68 ms–73 ms"));
+    // Six rounds at every rung: no band below the level.
+    assert!(!svg.contains("below-level"));
     // One round: no interval, no band, no legend line.
     let one = first_round(&r);
     let svg = svg_string(&one);
@@ -1031,4 +1050,152 @@ fn a_ladder_against_the_ceiling_compares_cpu_and_the_tail_at_every_rate() {
     let md = markdown(&load("results-e3-rounds.json"));
     let t = table(&md, "### `/`");
     assert_eq!(t.0, ["Server", "requests/s c100", "CPU/request c100"]);
+}
+
+/// `r` with the steps of `server` (every server's with `None`) cut to their first `k` rounds,
+/// as a run of fewer rounds would be.
+fn first_rounds(r: &Results, k: u32, server: Option<&str>) -> Results {
+    let mut cut = r.clone();
+    for s in cut
+        .servers
+        .iter_mut()
+        .filter(|s| server.is_none_or(|n| s.name == n))
+    {
+        for st in &mut s.steps {
+            st.repeats.retain(|run| run.round.is_some_and(|n| n <= k));
+            st.finish();
+        }
+    }
+    cut
+}
+
+/// An interval from fewer rounds than a 95 % interval needs (here node-http's, cut to 2 of
+/// the run's 10 rounds) is never called 95 %: its brackets in every table say its rounds and
+/// real coverage, the paragraph on how sure the figures are counts such intervals, the
+/// finding gives its coverage, and the chart draws its whisker dashed, with a legend line and
+/// a tooltip of its own; a run all of whose intervals are so has no legend that says 95 %.
+#[test]
+fn an_interval_from_too_few_rounds_says_its_coverage_everywhere() {
+    let r = first_rounds(&load("results-e3-rounds.json"), 2, Some("node-http"));
+    let md = markdown(&r);
+    let (_, rows) = table(&md, "## `/`");
+    let node = rows.iter().find(|r| r[0] == "node-http").unwrap();
+    assert!(node[2].ends_with("; 2 rounds, 50 %]"), "{node:?}");
+    let prebuilt = rows.iter().find(|r| r[0] == "server-prebuilt").unwrap();
+    assert_eq!(prebuilt[2], "131,449 [129,706–132,464] †");
+    let (head, rows) = table(&md, "## Resources (server process tree, median of repeats)");
+    let cpu = head.iter().position(|h| h == "CPU µs/request").unwrap();
+    let node = rows.iter().find(|r| r[0] == "node-http").unwrap();
+    assert!(node[cpu].ends_with("; 2 rounds, 50 %]"), "{node:?}");
+    let t = table(&md, "### `/`");
+    assert!(
+        cell(&t, "node-http", "requests/s c100").ends_with("; 2 rounds, 50 %]"),
+        "{t:?}"
+    );
+    assert!(!cell(&t, "server-hyper", "requests/s c100").contains(';'));
+    assert!(md.contains("(the median of the rounds' ratios, with its 95 % interval; where fewer than 6 rounds pair up, the lowest and the highest ratio, with its rounds and the chance it holds the median: `[low–high; 3 rounds, 75 %]`)"), "{md}");
+    assert!(md.contains(" **Too few rounds for 95 %:** 16 of the run's 88 intervals (in 2 of its 11 steps) are over fewer than 6 rounds, too few for a 95 % interval: 16 over 2 rounds, which hold the median 50 % of the time. Such an interval is the lowest and the highest round, and its brackets say its rounds and that chance (`[low–high; 2 rounds, 50 %]`)"), "{md}");
+    let (_, findings) = md.split_once("## Findings\n\n").unwrap();
+    let finding = findings.lines().next().unwrap();
+    assert!(
+        finding.contains(", min–max of 2 rounds, 50 %, too few for a 95 % interval)"),
+        "{finding}"
+    );
+    assert!(!finding.contains("95 % CI"), "{finding}");
+    let svg = svg_string(&r);
+    well_formed(&svg).unwrap();
+    assert!(
+        svg.contains(r#"<path class="whisker below-level""#),
+        "{svg}"
+    );
+    assert!(svg.contains("dashed: too few rounds for a 95 % interval, min–max of 2 rounds, 50 %"));
+    assert!(
+        svg.contains("requests/s (min–max of 2 rounds, 50 %: "),
+        "{svg}"
+    );
+    // The others' whiskers are 95 % intervals, and their legend line says so.
+    assert!(svg.contains("95 % interval of the median over the rounds"));
+    assert!(svg.contains("requests/s (95 % CI: "), "{svg}");
+    // Every server cut to 3 rounds: no whisker, legend or finding says 95 %.
+    let three = first_rounds(&load("results-e3-rounds.json"), 3, None);
+    let svg = svg_string(&three);
+    assert!(!svg.contains("95 % interval of the median"), "{svg}");
+    assert!(!svg.contains("95 % CI"), "{svg}");
+    assert!(svg.contains("dashed: too few rounds for a 95 % interval, min–max of 3 rounds, 75 %"));
+    let md = markdown(&three);
+    assert!(!md.contains("95 % CI"), "{md}");
+    assert!(
+        md.contains("**Too few rounds for 95 %:** 88 of the run's 88 intervals"),
+        "{md}"
+    );
+    let (_, rows) = table(&md, "## `/`");
+    assert!(
+        rows.iter().all(|r| r[2].contains("; 3 rounds, 75 %]")),
+        "{rows:?}"
+    );
+}
+
+/// E7's bands from too few rounds (the run cut to 3 rounds; a searched rate has 2 or 3 of its
+/// own) are drawn lighter and dashed, with their own legend line and tooltips, never as 95 %
+/// intervals; cut for one server, the others keep theirs.
+#[test]
+fn a_band_from_too_few_rounds_is_drawn_apart_and_said() {
+    let full = load("results-e7-rounds.json");
+    let r = first_rounds(&full, 3, None);
+    let svg = svg_string(&r);
+    well_formed(&svg).unwrap();
+    assert_eq!(
+        svg.matches(r#"<polygon class="band below-level""#).count(),
+        4 * r.servers.len(),
+        "{svg}"
+    );
+    assert!(!svg.contains(r#"<polygon class="band""#));
+    assert!(!svg.contains("band: the 95 %"));
+    assert!(svg.contains(
+        "light, dashed band: too few rounds for a 95 % interval, min–max of 3 rounds, 75 %"
+    ));
+    assert!(
+        svg.contains("achieved; min–max of 3 rounds, 75 %: "),
+        "{svg}"
+    );
+    assert!(!svg.contains("95 % CI"));
+    // One server cut: its band apart, the others' at 95 %, both said.
+    let one = first_rounds(&full, 2, Some("node-http"));
+    let svg = svg_string(&one);
+    assert_eq!(
+        svg.matches(r#"<polygon class="band below-level""#).count(),
+        4,
+        "{svg}"
+    );
+    assert_eq!(
+        svg.matches(r#"<polygon class="band""#).count(),
+        4 * (one.servers.len() - 1)
+    );
+    assert!(svg.contains("band: the 95 % interval of the median over the rounds"));
+    // The paragraph on how sure counts them, and names the searched rates among them.
+    let mut searched = one.clone();
+    let node = searched
+        .servers
+        .iter_mut()
+        .find(|s| s.name == "node-http")
+        .unwrap();
+    node.steps[2].searched_rounds = Some(3);
+    let md = markdown(&searched);
+    assert!(md.contains("**Too few rounds for 95 %:** 24 of the run's 96 intervals (in 3 of its 12 steps; 1 of them rates the search for the sustainable rate added, each measured in rounds of its own) are over fewer than 6 rounds, too few for a 95 % interval: 24 over 2 rounds, which hold the median 50 % of the time."), "{md}");
+    assert!(svg.contains(
+        "light, dashed band: too few rounds for a 95 % interval, min–max of 2 rounds, 50 %"
+    ));
+}
+
+/// The published E4 (node-http's steps): the probe's p99 beside `/api/sync` counts its 3
+/// rounds without an answer at their bound, and the chart draws it with `≥`, says why in
+/// its tooltip and has a legend line for it.
+#[test]
+fn a_probe_without_an_answer_is_drawn_as_a_lower_bound() {
+    let r = load("results-e4-rounds.json");
+    let svg = svg_string(&r);
+    well_formed(&svg).unwrap();
+    assert!(svg.contains("node-http, sync: p50 547 ms, p90 547 ms, p95 547 ms, p99 500 ms, max 547 ms; p99 at least 500 ms: the probe got no answer in 3 of its 6 rounds"), "{svg}");
+    assert_eq!(svg.matches(r#"<text class="at-least""#).count(), 1);
+    assert!(svg.contains("p99 a lower bound: the probe got no answer in some rounds"));
 }

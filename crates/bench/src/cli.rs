@@ -29,8 +29,13 @@ pub enum Cmd {
     /// Markdown tables and SVG charts beside results files, or (--html) one page of them all
     Report(ReportArgs),
     /// What moved between two runs (two results files, or two published folders): each
-    /// server's figures and each finding, judged by the runs' 95 % intervals
+    /// server's figures, each E7 capacity and each finding, judged by an exact rank test at a
+    /// 5 % false discovery rate: moved, the same within a margin, or undecided
     Compare(CompareRunsArgs),
+    /// The verdicts' error rates, measured on seeded simulations: one figure's false alarms
+    /// and power by rounds, clean comparisons shaped like a publish (the report's and the
+    /// gate's false alarms), false discoveries with real moves, E7's capacity interval
+    Calibrate(CalibrateArgs),
     /// Instructions per request of each server under callgrind (noise-free), per endpoint and
     /// mode; or check / write the committed baseline of server-prebuilt
     Instructions(InstructionsArgs),
@@ -229,9 +234,11 @@ pub struct RunArgs {
     #[arg(long, visible_alias = "repeat", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
     pub rounds: Option<u32>,
     /// Also a second copy of this server, measured as `NAME#2` in every round beside the
-    /// first (an A/A pair: the run's precision); the same as naming it twice in --servers
-    #[arg(long, value_name = "NAME")]
-    pub aa: Option<String>,
+    /// first (an A/A pair: the run's precision; the two alternate in going first); the same
+    /// as naming it twice in --servers. `NAME@ENDPOINT`: the copy on that endpoint's steps
+    /// only. Repeat it for more pairs
+    #[arg(long, value_name = "NAME[@ENDPOINT]")]
+    pub aa: Vec<String>,
     /// The seed of the rounds' random order (default: a fresh one; the results record it, so
     /// that a run's order can be replayed)
     #[arg(long, value_name = "N")]
@@ -318,9 +325,39 @@ pub struct CompareRunsArgs {
     /// Also write the whole comparison as markdown to this file
     #[arg(long, value_name = "FILE.md")]
     pub markdown: Option<PathBuf>,
-    /// Exit with status 1 when a figure moved beyond the intervals (a regression gate)
+    /// The margin of "the same within ±M %" and of the gate's "moved beyond ±M %", in percent
+    #[arg(long, value_name = "M", default_value_t = 10.0, value_parser = margin)]
+    pub margin: f64,
+    /// Exit with status 1 when a figure of the gate's family (--figures) moved beyond the
+    /// margin, with Holm's family-wise 5 % (a regression gate; a clean rerun passes it at
+    /// least 95 % of the time)
     #[arg(long)]
     pub fail_on_change: bool,
+    /// The gate's family: findings, ceiling (the ratios to the ceiling), cells (figures as
+    /// measured), capacities (E7), or all
+    #[arg(long, value_name = "A,B,…", value_delimiter = ',', default_values_t = ["findings".to_string(), "ceiling".to_string()])]
+    pub figures: Vec<String>,
+}
+
+/// A margin in percent: above 0 and below 100.
+fn margin(s: &str) -> Result<f64, String> {
+    match s.trim_end_matches('%').trim().parse::<f64>() {
+        Ok(m) if m > 0.0 && m < 100.0 => Ok(m),
+        _ => Err(format!(
+            "{s:?} is not a margin in percent between 0 and 100 (e.g. 10)"
+        )),
+    }
+}
+
+/// `bench calibrate`.
+#[derive(Args, Debug)]
+pub struct CalibrateArgs {
+    /// Simulated comparisons per figure of each table (more: steadier rates, slower)
+    #[arg(long, value_name = "N", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(100..=1_000_000))]
+    pub trials: u64,
+    /// The simulations' seed (the same seed, the same tables)
+    #[arg(long, value_name = "SEED", default_value_t = 20261204)]
+    pub seed: u64,
 }
 
 /// `bench tools`.

@@ -5,7 +5,9 @@
 use std::process::ExitCode;
 
 use bench::cli::{Cli, Cmd, ToolsCmd};
-use bench::cmd::{compare, idle, instructions, list, publish, report, run, tools, verify};
+use bench::cmd::{
+    calibrate, compare, idle, instructions, list, publish, report, run, tools, verify,
+};
 use bench::error;
 use bench::say;
 use bench::step::procs;
@@ -101,6 +103,7 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
         },
         Cmd::Report(a) => report::run(&a),
         Cmd::Compare(a) => compare::run(&a),
+        Cmd::Calibrate(a) => calibrate::run(&a),
     }
 }
 

@@ -109,17 +109,30 @@ impl Plan {
                         .into_iter()
                         .map(|s| (s.clone(), runs(exp, s, &steps, by_default)))
                         .collect();
-                if let Some(name) = &args.aa {
-                    let copy = chosen
-                        .iter()
-                        .find(|(s, _)| &s.name == name)
-                        .cloned()
-                        .ok_or_else(|| {
-                            bad(format!(
-                                "--aa {name}: {name} is not among the servers of this run"
-                            ))
-                        })?;
-                    chosen.push(copy);
+                for arg in &args.aa {
+                    let (name, endpoint) = experiment::aa_entry(arg);
+                    let Some((server, mut steps)) =
+                        chosen.iter().find(|(s, _)| s.name == name).cloned()
+                    else {
+                        // Chosen by default, a server that cannot run here was skipped (and
+                        // said so): its pair goes with it.
+                        if by_default && manifest.get(name).is_some() {
+                            crate::say!("skip --aa {arg}: {name} is not measured in this run");
+                            continue;
+                        }
+                        return Err(bad(format!(
+                            "--aa {arg}: {name} is not among the servers of this run"
+                        )));
+                    };
+                    if let Some(endpoint) = endpoint {
+                        steps.retain(|st| st.endpoint == endpoint);
+                        if steps.is_empty() {
+                            return Err(bad(format!(
+                                "--aa {arg}: {name} runs no step on {endpoint} in this run"
+                            )));
+                        }
+                    }
+                    chosen.push((server, steps));
                 }
                 label_copies(&mut chosen);
                 Subjects::Local(chosen)
@@ -147,6 +160,44 @@ pub fn label_copies(chosen: &mut [(Server, Vec<Step>)]) {
         seen.push(s.name.clone());
         if n > 0 {
             s.name = bench_model::results::copy_name(&s.name, n + 1);
+        }
+    }
+}
+
+/// Puts the copies of each server measured more than once (an A/A pair, [`label_copies`])
+/// in a balanced order among themselves in round `round` (1-based), in the places the round's
+/// random order gave them: the original first in odd rounds, its copy first in even ones
+/// (with more copies, the order turned by one each round), so that over 2k rounds each copy
+/// goes first exactly k times and neither gains on average from its place (after a warmer or
+/// a cooler machine, say). The other servers keep their random places, and the pair its
+/// random places among them. `member` says of an entry of `order` (a server's index, or a
+/// search's probe) which pair it belongs to and which copy it is (1 for the original:
+/// [`copy_number`](bench_model::results::copy_number) of its name); an entry alone in its
+/// pair stays where it is.
+pub fn alternate_copies<T: Clone, K: PartialEq>(
+    order: &mut [T],
+    round: u32,
+    member: impl Fn(&T) -> (K, usize),
+) {
+    let members: Vec<(K, usize)> = order.iter().map(member).collect();
+    let mut pairs: Vec<&K> = Vec::new();
+    for (pair, _) in &members {
+        if !pairs.contains(&pair) {
+            pairs.push(pair);
+        }
+    }
+    for pair in pairs {
+        // Where the round's order put the pair's copies, and the copies from the original up,
+        // turned by the round.
+        let at: Vec<usize> = (0..order.len())
+            .filter(|&k| members[k].0 == *pair)
+            .collect();
+        let mut by_copy = at.clone();
+        by_copy.sort_by_key(|&k| members[k].1);
+        by_copy.rotate_left((round.saturating_sub(1) as usize) % at.len().max(1));
+        let moved: Vec<T> = by_copy.iter().map(|&k| order[k].clone()).collect();
+        for (&k, entry) in at.iter().zip(moved) {
+            order[k] = entry;
         }
     }
 }
@@ -362,4 +413,52 @@ pub fn unserved<'s>(server: &Server, steps: &'s [Step]) -> Vec<&'s str> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(order: &[&'static str], round: u32) -> Vec<&'static str> {
+        let mut v = order.to_vec();
+        alternate_copies(&mut v, round, |n| {
+            let (first, copy) = bench_model::results::copy_number(n);
+            (first.to_string(), copy)
+        });
+        v
+    }
+
+    /// The pair's two places stay where the random order put them, and so do the others;
+    /// within those places the original goes first in odd rounds, its copy in even ones.
+    #[test]
+    fn the_copies_of_a_pair_take_turns_going_first() {
+        let drawn = ["a#2", "b", "a", "c"];
+        assert_eq!(named(&drawn, 1), ["a", "b", "a#2", "c"]);
+        assert_eq!(named(&drawn, 2), ["a#2", "b", "a", "c"]);
+        assert_eq!(named(&["c", "a", "a#2"], 2), ["c", "a#2", "a"]);
+        // Two pairs, each on its own; a server alone stays.
+        assert_eq!(
+            named(&["n#2", "a", "x", "n", "a#2"], 1),
+            ["n", "a", "x", "n#2", "a#2"]
+        );
+        assert_eq!(
+            named(&["n#2", "a", "x", "n", "a#2"], 4),
+            ["n#2", "a#2", "x", "n", "a"]
+        );
+        assert_eq!(named(&["x", "y"], 2), ["x", "y"]);
+        // Three copies turn by one each round: each goes first once in three rounds.
+        let firsts: Vec<&str> = (1..=3).map(|r| named(&["a#3", "a", "a#2"], r)[0]).collect();
+        assert_eq!(firsts, ["a", "a#2", "a#3"]);
+        // Over 2k rounds of random orders, each copy goes first exactly k times.
+        let mut rng = fastrand::Rng::with_seed(3);
+        let mut first = 0;
+        for round in 1..=10 {
+            let mut order = vec!["a", "a#2", "b", "c"];
+            rng.shuffle(&mut order);
+            let got = named(&order, round);
+            let at = |n| got.iter().position(|x| *x == n).unwrap();
+            first += usize::from(at("a") < at("a#2"));
+        }
+        assert_eq!(first, 5);
+    }
 }

@@ -45,7 +45,7 @@ pub const E1: Experiment = Experiment {
     publish_rounds: 6,
     publish_steps: &["c100", "c1000"],
     publish_endpoints: &[],
-    publish_aa: None,
+    publish_aa: &[],
     fixed_steps: steps,
 };
 

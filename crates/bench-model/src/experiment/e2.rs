@@ -37,7 +37,7 @@ pub const E2: Experiment = Experiment {
     publish_rounds: 6,
     publish_steps: &[],
     publish_endpoints: &[],
-    publish_aa: None,
+    publish_aa: &[],
     fixed_steps: steps,
 };
 

@@ -50,7 +50,13 @@ pub const E3: Experiment = Experiment {
     publish_rounds: 6,
     publish_steps: &["c100", "c1000"],
     publish_endpoints: &[],
-    publish_aa: Some("server-prebuilt"),
+    // Two A/A pairs, each on `/` only (the endpoint the findings and the headline read; the
+    // two copies take the time one copy on both endpoints took). server-prebuilt's: the load
+    // tool set its pace in 5 or 6 of 6 rounds of every step of both publishes (2026-12-03
+    // and -04), so that pair measures the tool's variation. node-http's: the tool never set
+    // its pace, in any round of any step of either publish (the tool's CPU 41–61 %, its
+    // limit 90 %), so that pair measures the precision of a server's own figures.
+    publish_aa: &["server-prebuilt@/", "node-http@/"],
     fixed_steps: steps,
 };
 

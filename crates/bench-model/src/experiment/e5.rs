@@ -49,7 +49,7 @@ pub const E5: Experiment = Experiment {
     publish_rounds: 6,
     publish_steps: &["c100"],
     publish_endpoints: &[],
-    publish_aa: None,
+    publish_aa: &[],
     fixed_steps: steps,
 };
 

@@ -127,10 +127,23 @@ pub struct Experiment {
     pub publish_steps: &'static [&'static str],
     /// The endpoints `bench publish` measures (`bench run --endpoints`); empty: all of them.
     pub publish_endpoints: &'static [&'static str],
-    /// The server `bench publish` measures twice in it (`bench run --aa`): an A/A pair, whose
-    /// ratio shows the run's precision; `None` for none. One experiment of a publish has it
-    /// (E3, the headline's).
-    pub publish_aa: Option<&'static str>,
+    /// The servers `bench publish` measures twice in it, each entry one `bench run --aa`
+    /// (`NAME`, or `NAME@ENDPOINT` for the copy on that endpoint's steps only): A/A pairs,
+    /// whose ratios show the run's precision; empty for none. E3, the headline's, has two: a
+    /// server the load tool sets the pace of (server-prebuilt, whose pair shows the tool's
+    /// variation) and one that sets its own (node-http, whose pair shows the precision of a
+    /// server's own figures).
+    pub publish_aa: &'static [&'static str],
+}
+
+/// A `bench run --aa` argument ([`Experiment::publish_aa`]) as the server to copy and the
+/// endpoint the copy is limited to: `("node-http", Some("/"))` for `node-http@/`,
+/// `("node-http", None)` for `node-http` (every step it runs).
+pub fn aa_entry(arg: &str) -> (&str, Option<&str>) {
+    match arg.split_once('@') {
+        Some((name, endpoint)) => (name, Some(endpoint)),
+        None => (arg, None),
+    }
 }
 
 /// Which step of an experiment a headline column reads.
@@ -225,6 +238,19 @@ impl Quantity {
             Quantity::P99Ms => "p99",
             Quantity::ProbeP99Ms => "the probe's p99",
             Quantity::KeptUp => "the rate sustained",
+        }
+    }
+
+    /// The quantity in one run (`None` for [`Quantity::KeptUp`], a ladder's, and for a figure
+    /// the run lacks): requests/s, CPU µs per request, p99 or the probe's p99 in µs (a probe
+    /// that got no answer at its lower bound, [`Run::probe_p99_or_censored`](crate::results::Run::probe_p99_or_censored)).
+    pub fn of(self, run: &crate::results::Run) -> Option<f64> {
+        match self {
+            Quantity::RequestsPerS => Some(run.requests_per_s),
+            Quantity::CpuUsPerRequest => run.cpu_us_per_request,
+            Quantity::P99Ms => run.latency_us.p99.map(|v| v as f64),
+            Quantity::ProbeP99Ms => run.probe_p99_or_censored().map(|(us, _)| us),
+            Quantity::KeptUp => None,
         }
     }
 }

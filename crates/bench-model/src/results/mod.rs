@@ -202,6 +202,75 @@ pub fn copy_name(name: &str, n: usize) -> String {
     format!("{name}#{n}")
 }
 
+/// `name` as the server it is a copy of and which copy: `("server-prebuilt", 2)` for
+/// `server-prebuilt#2`, `("server-prebuilt", 1)` for the original ([`copy_name`]).
+pub fn copy_number(name: &str) -> (&str, usize) {
+    match name.split_once('#') {
+        Some((first, n)) => (first, n.parse().unwrap_or(usize::MAX)),
+        None => (name, 1),
+    }
+}
+
+/// How an A/A pair's per-round ratios (a server over its copy, one ratio per round both
+/// measured: [`StepResult::paired_ratios`]) fall when their median's interval shows a
+/// difference between two copies of one binary: [`aa_one_sided`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OneSided {
+    /// Whether the ratios are above 1.00 (the original ahead of its copy), or below.
+    pub above: bool,
+    /// The rounds whose ratio is on that side of 1.00.
+    pub on_side: usize,
+    /// The rounds paired.
+    pub rounds: usize,
+    /// The median of the ratios.
+    pub median: f64,
+    /// Its interval ([`stats::median_interval`](crate::stats::median_interval) at
+    /// [`LEVEL`](crate::stats::LEVEL)), which does not hold 1.00.
+    pub interval: Interval,
+}
+
+impl OneSided {
+    /// `all 6 rounds above 1`, `5 of 7 rounds below 1`.
+    pub fn rounds_text(&self) -> String {
+        let side = if self.above { "above" } else { "below" };
+        if self.on_side == self.rounds {
+            format!("all {} rounds {side} 1", self.rounds)
+        } else {
+            format!("{} of {} rounds {side} 1", self.on_side, self.rounds)
+        }
+    }
+}
+
+/// Whether an A/A pair's per-round `ratios` (see [`OneSided`]) differ from 1.00 at the
+/// run's level: the 95 % interval of their median does not hold 1.00. With 6 to 8 rounds
+/// that interval is the lowest to the highest ratio, so it is the case exactly when every
+/// round's ratio is on one side of 1.00 (a sign test: 2 / 2⁶ = 3.1 % with 6 rounds, for two
+/// copies of one binary in a balanced order); with more rounds, when enough are. `None` when
+/// the interval holds 1.00, and below 6 rounds, whose interval (`[min, max]`, 93.75 % with 5
+/// rounds, 50 % with 2) cannot show a difference at 95 %.
+///
+/// Two copies of one binary should not differ, so such a pair says that this run's own
+/// noise (the machine, the load tool, the order) is as large as that difference: every
+/// report and `bench run`'s summary say so at the top, with its size.
+pub fn aa_one_sided(ratios: &[f64]) -> Option<OneSided> {
+    let v: Vec<f64> = ratios.iter().copied().filter(|x| x.is_finite()).collect();
+    let interval = crate::stats::median_interval(v.clone(), crate::stats::LEVEL)?;
+    if !interval.at_level() || interval.holds(1.0) {
+        return None;
+    }
+    let above = interval.low > 1.0;
+    Some(OneSided {
+        above,
+        on_side: v
+            .iter()
+            .filter(|&&x| if above { x > 1.0 } else { x < 1.0 })
+            .count(),
+        rounds: v.len(),
+        median: crate::stats::median(v)?,
+        interval,
+    })
+}
+
 /// One step of an experiment against one server (e.g. E3's `c1000` on `/`), repeated.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
@@ -232,9 +301,10 @@ pub struct StepResult {
     pub median: Option<Run>,
     /// The [`spread`] of `repeats`; `None` without repeats.
     pub spread: Option<Spread>,
-    /// The 95 % confidence intervals of the medians of the repeats' main figures
-    /// ([`stats::median_interval`](crate::stats::median_interval)); `None` with fewer than two
-    /// repeats (and in files from before intervals).
+    /// The confidence intervals of the medians of the repeats' main figures
+    /// ([`stats::median_interval`](crate::stats::median_interval)): 95 % intervals with 6
+    /// repeats or more, else `[min, max]` of the repeats, each with its real coverage in its
+    /// `confidence`; `None` with fewer than two repeats (and in files from before intervals).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intervals: Option<Intervals>,
     /// A rung of a ladder of offered rates (E7) where the server could not keep up, and why
@@ -493,6 +563,114 @@ impl Run {
         self.tool_bound
             || (self.tool_cpu_percent.is_none()
                 && self.notes.iter().any(|n| n.starts_with(GENERATOR_BUSY)))
+    }
+
+    /// E4: the p99 latency of this run's probe, µs, and whether it is censored; `None`
+    /// without a probe, and for a probe whose every request failed (no latency at all: its
+    /// errors say what happened).
+    ///
+    /// A probe that got no answer in its measured window (no request answered or failed:
+    /// `requests` 0, no latency) has no p99 the tool could report, but it did not wait for
+    /// nothing: it is censored, and counts as [`Run::probe_unanswered_us`], a lower bound,
+    /// rather than being left out (which would keep only the rounds where the server was
+    /// quick enough to answer, and make the stall look shorter and surer than it was).
+    pub fn probe_p99_or_censored(&self) -> Option<(f64, bool)> {
+        let p = self.probe.as_deref()?;
+        match p.latency_us.p99 {
+            Some(us) => Some((us as f64, false)),
+            None => p.probe_unanswered_us().map(|us| (us, true)),
+        }
+    }
+
+    /// For a probe's run (the probe of E4: one connection, closed loop, one request at a
+    /// time) that got no answer in its measured window, the least its latency was, µs: half
+    /// its window. `None` when it got one, or a failure, or has no window.
+    ///
+    /// Why half: the tool counts a request sent in the window and answered (or failed)
+    /// within it; requests sent during its warm-up are not counted, and one still awaiting
+    /// its answer when the window ends is not recorded. With none counted, the connection
+    /// sent at most one request in the window (the next goes only once the last is
+    /// answered) and got at most one answer in it, to a request sent before it. That answer
+    /// splits the window in two, each part spent waiting on one request (the one sent
+    /// before the window, then the one sent at the answer and still unanswered at the end),
+    /// so one of them waited at least half the window. The whole window would overstate
+    /// it: a request sent just before a 1 s window and answered 0.6 s into it, then the
+    /// next, still unanswered 0.4 s later when the window ends, leave no answer counted,
+    /// and neither need have waited the whole second.
+    pub fn probe_unanswered_us(&self) -> Option<f64> {
+        (self.requests == 0 && self.latency_us.p99.is_none() && self.duration_s > 0.0)
+            .then_some(self.duration_s * 1e6 / 2.0)
+    }
+}
+
+/// E4: the probe's p99 over a step's rounds ([`StepResult::probe_p99`]), every round
+/// counted: a round whose probe got no answer in its window at its lower bound
+/// ([`Run::probe_p99_or_censored`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProbeP99 {
+    /// The median over the rounds, µs: a lower bound when a round is censored.
+    pub median_us: f64,
+    /// Its interval over the rounds (its ends lower bounds too when a round is censored);
+    /// `None` for one round.
+    pub interval: Option<Interval>,
+    /// Each round's probe, in order.
+    pub rounds: Vec<ProbeRound>,
+}
+
+/// One round of a step's probe, as [`ProbeP99`] counts it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProbeRound {
+    /// The requests its measured window counted (answered or failed); with one connection
+    /// and one request at a time it sent at most one more, still unanswered at the end.
+    pub answered: u64,
+    /// Its measured window, seconds.
+    pub window_s: f64,
+    /// Its p99, µs, or the lower bound of a round without an answer.
+    pub p99_us: f64,
+    /// Whether it got no answer (`p99_us` is [`Run::probe_unanswered_us`]).
+    pub censored: bool,
+}
+
+impl ProbeP99 {
+    /// The rounds whose probe got no answer.
+    pub fn censored(&self) -> usize {
+        self.rounds.iter().filter(|r| r.censored).count()
+    }
+
+    /// Whether the median is a lower bound (a round is censored).
+    pub fn at_least(&self) -> bool {
+        self.censored() > 0
+    }
+}
+
+impl StepResult {
+    /// E4: the probe's p99 over this step's repeats, every round counted, one without an
+    /// answer at its lower bound ([`ProbeP99`]); `None` when no repeat has a probe's p99 or
+    /// bound (files from before probes, a step without one).
+    pub fn probe_p99(&self) -> Option<ProbeP99> {
+        let rounds: Vec<ProbeRound> = self
+            .repeats
+            .iter()
+            .filter_map(|r| {
+                let (p99_us, censored) = r.probe_p99_or_censored()?;
+                let p = r.probe.as_deref()?;
+                Some(ProbeRound {
+                    answered: p.requests,
+                    window_s: p.duration_s,
+                    p99_us,
+                    censored,
+                })
+            })
+            .collect();
+        let values = || rounds.iter().map(|r| r.p99_us).collect::<Vec<f64>>();
+        let median_us = crate::stats::median(values())?;
+        let interval =
+            crate::stats::median_interval(values(), crate::stats::LEVEL).filter(|i| i.n >= 2);
+        Some(ProbeP99 {
+            median_us,
+            interval,
+            rounds,
+        })
     }
 }
 
@@ -1345,6 +1523,71 @@ mod tests {
         fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// The published E4 (2026-12-03, 6 rounds, node-http's steps kept): beside `/api/sync`
+    /// node-http's probe got no answer in its 1 s window in rounds 1, 2 and 4. Those rounds
+    /// are kept at their lower bound, half the window, in the probe's median and in the
+    /// paired ratio over the idle probe; left out, the ratio would be 3,673× over 3 rounds.
+    #[test]
+    fn a_probe_round_without_an_answer_is_kept_at_its_lower_bound() {
+        let r = Results::parse(include_str!(
+            "../../../bench-report/tests/data/results-e4-rounds.json"
+        ))
+        .unwrap_or_else(|_| panic!("results-e4-rounds.json"));
+        let node = r.servers.iter().find(|s| s.name == "node-http").unwrap();
+        let step = |id: &str| node.steps.iter().find(|st| st.step == id).unwrap();
+        let (sync, idle) = (step("sync"), step("baseline"));
+        // What such a round records: a window, no request counted, no latency, no error.
+        let silent = sync.in_round(1).unwrap().probe.as_deref().unwrap();
+        assert_eq!(
+            (silent.requests, silent.duration_s, silent.latency_us.p99),
+            (0, 1.0, None)
+        );
+        assert_eq!(silent.errors.total(), 0);
+        assert_eq!(silent.probe_unanswered_us(), Some(500_000.0));
+        assert_eq!(
+            sync.in_round(1).unwrap().probe_p99_or_censored(),
+            Some((500_000.0, true))
+        );
+        assert_eq!(
+            sync.in_round(3).unwrap().probe_p99_or_censored(),
+            Some((639_487.0, false))
+        );
+        let p = sync.probe_p99().unwrap();
+        let answered: Vec<(u64, bool)> =
+            p.rounds.iter().map(|r| (r.answered, r.censored)).collect();
+        assert_eq!(
+            answered,
+            [
+                (0, true),
+                (0, true),
+                (1, false),
+                (0, true),
+                (1, false),
+                (1, false)
+            ]
+        );
+        assert_eq!((p.censored(), p.at_least()), (3, true));
+        // 419,071 500,000 500,000 500,000 547,327 639,487: the median is the bound.
+        assert_eq!(p.median_us, 500_000.0);
+        let i = p.interval.unwrap();
+        assert_eq!((i.low, i.high, i.n), (419_071.0, 639_487.0, 6));
+        // The idle probe always answered: nothing censored.
+        assert_eq!(idle.probe_p99().unwrap().censored(), 0);
+        // The paired ratio is over all six rounds.
+        let figure = |run: &Run| run.probe_p99_or_censored().map(|(us, _)| us);
+        let ratios = sync.paired_ratios(idle, figure);
+        assert_eq!(ratios.len(), 6, "{ratios:?}");
+        let (x, i) = sync.paired_ratio(idle, figure).unwrap();
+        assert_eq!(i.n, 6);
+        assert!(i.at_level(), "{i:?}");
+        assert_eq!(format!("{x:.0}"), "3307");
+        assert_eq!(
+            i.bracket(|v| format!("{v:.0}")),
+            "[2328–4668]",
+            "{ratios:?}"
+        );
+    }
+
     #[test]
     fn a_median_has_the_median_of_the_probes_and_old_files_load_without() {
         let mut runs = vec![run(100.0, None, None), run(300.0, None, None)];
@@ -1423,5 +1666,42 @@ mod tests {
         assert_eq!(one.relative, 0.0);
         assert_eq!(median(&[]), None);
         assert_eq!(spread(&[]), None);
+    }
+
+    /// The second publish's A/A pair at E3 `/` c100 (server-prebuilt over its copy, the six
+    /// rounds' requests/s ratios): all above 1, so its 95 % interval, lowest to highest, does
+    /// not hold 1.00; the same pair at `/` c1000 has rounds on both sides.
+    #[test]
+    fn an_aa_pair_is_one_sided_when_its_interval_leaves_out_one() {
+        let c100 = [1.014, 1.017, 1.055, 1.081, 1.115, 1.242];
+        let one = aa_one_sided(&c100).unwrap();
+        assert!(one.above);
+        assert_eq!((one.on_side, one.rounds), (6, 6));
+        assert_eq!((one.interval.low, one.interval.high), (1.014, 1.242));
+        assert!((one.median - 1.068).abs() < 1e-9, "{}", one.median);
+        assert_eq!(one.rounds_text(), "all 6 rounds above 1");
+        let c1000 = [0.763, 0.835, 1.018, 1.026, 1.135, 1.173];
+        assert_eq!(aa_one_sided(&c1000), None);
+        // Below 1 the same way.
+        let below: Vec<f64> = c100.iter().map(|x| 1.0 / x).collect();
+        let one = aa_one_sided(&below).unwrap();
+        assert!(!one.above);
+        assert_eq!(one.rounds_text(), "all 6 rounds below 1");
+        // Five rounds all on one side: their [min, max] is a 93.75 % interval, short of 95 %.
+        assert_eq!(aa_one_sided(&c100[..5]), None);
+        // With more rounds the interval is narrower than [min, max]: 9 of 10 above 1 is.
+        let ten = [0.98, 1.02, 1.03, 1.04, 1.05, 1.06, 1.07, 1.08, 1.09, 1.1];
+        let one = aa_one_sided(&ten).unwrap();
+        assert_eq!(one.rounds_text(), "9 of 10 rounds above 1");
+        assert_eq!(aa_one_sided(&[]), None);
+    }
+
+    #[test]
+    fn a_copy_is_numbered_after_its_original() {
+        assert_eq!(copy_number("server-prebuilt"), ("server-prebuilt", 1));
+        assert_eq!(
+            copy_number(&copy_name("server-prebuilt", 2)),
+            ("server-prebuilt", 2)
+        );
     }
 }

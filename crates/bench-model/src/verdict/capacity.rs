@@ -83,7 +83,7 @@ pub fn trials(steps: &[StepResult], endpoint: &str) -> Vec<Trial> {
     steps
         .iter()
         .filter(|st| st.endpoint == endpoint && st.valid)
-        .filter(|st| !st.repeats.iter().any(|r| r.tool_bound))
+        .filter(|st| !st.repeats.iter().chain(&st.median).any(|r| r.tool_bound))
         .filter_map(|st| Some((crate::sustainable::rate_of(st)?, st)))
         .flat_map(|(rate, st)| {
             st.repeats.iter().map(move |r| Trial {
@@ -102,6 +102,9 @@ pub struct Curve {
     first: i64,
     /// The log-likelihood at each point.
     ll: Vec<f64>,
+    /// The highest `ln(rate)` kept up with in any run (`+∞` for a difference of two): a lower
+    /// bound is never said above a rate the server was seen to hold.
+    held: f64,
 }
 
 /// A point estimate with its interval, on the log scale (`±∞` where the interval is open).
@@ -184,7 +187,12 @@ impl Curve {
                 top + (v.iter().map(|l| (l - top).exp()).sum::<f64>() / v.len() as f64).ln()
             })
             .collect();
-        Some(Curve { first, ll }.topped())
+        let held = trials
+            .iter()
+            .filter(|t| t.kept && t.rate > 0.0)
+            .map(|t| t.rate.ln())
+            .fold(f64::NEG_INFINITY, f64::max);
+        Some(Curve { first, ll, held }.topped())
     }
 
     /// Shifted so that its top is 0.
@@ -239,11 +247,16 @@ impl Curve {
                 inside.max(low).max(high)
             })
             .collect();
-        Curve { first, ll }.topped()
+        Curve {
+            first,
+            ll,
+            held: f64::INFINITY,
+        }
+        .topped()
     }
 
     /// The estimate (the middle of the points at the top) and its interval at `level`: the
-    /// points within [`drop_at`] of the top, open (`±∞`) where they reach the grid's end.
+    /// points within `χ²₁(level)/2` of the top, open (`±∞`) where they reach the grid's end.
     pub fn estimate(&self, level: f64) -> Estimate {
         let top: Vec<usize> = (0..self.ll.len())
             .filter(|&i| self.ll[i] >= -1e-9)
@@ -303,6 +316,72 @@ impl Curve {
     }
 }
 
+/// A server's capacity on an endpoint as the reports show it: the estimate and its 95 %
+/// interval in requests/s (`high` infinite: a lower bound, `low` 0: an upper one), over
+/// `trials` runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Capacity {
+    /// The estimate, requests/s (for a bound, the interval's finite end).
+    pub rate: f64,
+    /// The interval's lower end.
+    pub low: f64,
+    /// Its upper end.
+    pub high: f64,
+    /// The runs it is over.
+    pub trials: usize,
+}
+
+impl Capacity {
+    /// The capacity of `steps`' rungs on `endpoint`; `None` without a run of a valid rung
+    /// that the load tool did not limit.
+    pub fn of(steps: &[StepResult], endpoint: &str) -> Option<Capacity> {
+        let t = trials(steps, endpoint);
+        Some(Capacity::from_curve(&Curve::of(&t)?, t.len()))
+    }
+
+    /// The estimate of `curve` (a capacity, or a ratio of two) over `trials` runs.
+    pub fn from_curve(curve: &Curve, trials: usize) -> Capacity {
+        let mut e = curve.estimate(crate::stats::LEVEL);
+        // Open above, the interval's lower end is a lower bound of the capacity: never above
+        // the highest rate held in a run (the model's spread alone would put it higher).
+        if e.high.is_infinite() {
+            e.low = e.low.min(curve.held);
+        }
+        let at = match (e.low.is_finite(), e.high.is_finite()) {
+            (true, false) => e.low,
+            (false, true) => e.high,
+            _ => e.at,
+        };
+        Capacity {
+            rate: at.exp(),
+            low: e.low.exp(),
+            high: e.high.exp(),
+            trials,
+        }
+    }
+
+    /// A lower bound: the interval is open above (held at every rate the load tool could
+    /// offer).
+    pub fn at_least(&self) -> bool {
+        self.high.is_infinite()
+    }
+
+    /// An upper bound: open below (held at no rate tried).
+    pub fn at_most(&self) -> bool {
+        self.low <= 0.0
+    }
+
+    /// `29,300 [27,100–31,500]`, `≥ 61,200`, `≤ 1,000`, each end written by `f`.
+    pub fn text(&self, f: impl Fn(f64) -> String) -> String {
+        match (self.at_least(), self.at_most()) {
+            (true, false) => format!("≥ {}", f(self.low)),
+            (false, true) => format!("≤ {}", f(self.high)),
+            (true, true) => "n/a".to_string(),
+            (false, false) => format!("{} [{}–{}]", f(self.rate), f(self.low), f(self.high)),
+        }
+    }
+}
+
 /// Two runs' capacities compared (`old`, `new`: each run's [`Curve`]) against `margin`, as
 /// every other figure is ([`super::judge`]): the new over the old with its 95 % interval, and
 /// the likelihood-ratio p-values of a move, a move beyond the margin, and sameness within it.
@@ -310,13 +389,13 @@ impl Curve {
 /// against bound is never the same and moves only when the other run failed below it.
 pub fn judge(old: &Curve, new: &Curve, trials: (usize, usize), margin: f64) -> super::Judgement {
     let d = Curve::difference(new, old);
-    let e = d.estimate(crate::stats::LEVEL);
+    let c = Capacity::from_curve(&d, trials.0.min(trials.1));
     let m = (1.0 + margin).ln();
     super::Judgement {
         ratio: super::Ratio {
-            x: e.at.exp(),
-            low: e.low.exp(),
-            high: e.high.exp(),
+            x: c.rate,
+            low: c.low,
+            high: c.high,
             coverage: crate::stats::LEVEL,
         },
         p_moved: d.p_at(0.0),

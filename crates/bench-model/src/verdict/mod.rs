@@ -254,6 +254,13 @@ impl Verdict {
     pub fn text(&self) -> String {
         let pct = |x: f64| format!("{:+.1}", (x - 1.0) * 100.0);
         match self {
+            // An interval open on one side (a capacity's lower bound): a move of at least.
+            Verdict::Moved { ratio, .. } if ratio.high.is_infinite() => {
+                format!("moved up, by at least {} %", pct(ratio.low))
+            }
+            Verdict::Moved { ratio, .. } if ratio.low <= 0.0 => {
+                format!("moved down, by at least {} %", pct(ratio.high))
+            }
             Verdict::Moved { ratio, within } => format!(
                 "moved {} % [{}, {}] ({}){}",
                 pct(ratio.x),
@@ -355,9 +362,10 @@ pub fn normal_quantile(p: f64) -> f64 {
 /// adjustment at [`ALPHA`], and what the family's size asks of the rounds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Gate {
-    /// For each member (in order), whether it failed the gate (`None`: not judged).
+    /// For each member (in order), whether it failed the gate (`None`: not tested: fewer than
+    /// two rounds a side, or two bounds that allow no move).
     pub failed: Vec<Option<bool>>,
-    /// The members judged.
+    /// The members tested: Holm's family.
     pub judged: usize,
     /// Holm's first threshold, `ALPHA / judged`: a member whose rounds cannot give a p-value
     /// this small cannot fail the gate.
@@ -371,19 +379,22 @@ pub struct Gate {
 impl Gate {
     /// Whether any member failed.
     pub fn fails(&self) -> bool {
-        self.failed.iter().any(|f| *f == Some(true))
+        self.failed.contains(&Some(true))
     }
 }
 
-/// The gate over `family` ([`Gate`]).
+/// The gate over `family` ([`Gate`]). A member whose bounds allow no move at all (`min_p` 1)
+/// is left out of Holm's family rather than counted in it with a p-value of 1, which would
+/// only lower every other member's threshold (Tarone, 1990).
 pub fn gate(family: &[Option<Judgement>]) -> Gate {
-    let judged: Vec<&Judgement> = family.iter().flatten().collect();
+    let tested = |j: &Option<Judgement>| j.filter(|j| j.min_p < 1.0);
+    let judged: Vec<Judgement> = family.iter().filter_map(tested).collect();
     let adjusted = multiple::holm(&judged.iter().map(|j| j.p_beyond).collect::<Vec<_>>());
     let mut k = 0;
     let failed = family
         .iter()
         .map(|j| {
-            j.map(|_| {
+            tested(j).map(|_| {
                 k += 1;
                 adjusted[k - 1] <= ALPHA
             })

@@ -3,9 +3,11 @@
 //! file), [`tools`] (`bench tools compare`: several load tools against one server) and
 //! [`instructions`] (instructions per request under callgrind, and the CI guard's baseline)
 //! and [`idle`] (a server's memory with N idle keep-alive connections); [`report`] (the
-//! reports of results files); [`compare`] (what moved between two runs); [`publish`] runs them all in one sitting and publishes what they
+//! reports of results files); [`compare`] (what moved between two runs); [`calibrate`] (the
+//! error rates of `compare`'s verdicts, simulated); [`publish`] runs them all in one sitting and publishes what they
 //! measured.
 
+pub mod calibrate;
 pub mod compare;
 pub mod idle;
 pub mod instructions;

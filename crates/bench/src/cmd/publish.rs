@@ -630,12 +630,14 @@ fn run_command(e: &'static Experiment, args: &PublishArgs, servers: &[String]) -
             v.extend(["--rates".into(), rates.join(",")]);
         }
     }
-    // Every publish has one A/A pair, in the experiment that declares it (E3, the headline's):
-    // two copies of one server, whose ratio shows the run's precision.
-    if let Some(aa) = e.publish_aa
-        && (servers.is_empty() || servers.iter().any(|s| s == aa))
-    {
-        v.extend(["--aa".into(), aa.into()]);
+    // The A/A pairs of the experiments that declare them (E3, the headline's): two copies of
+    // one server, whose ratio shows the run's precision; a pair whose server is not measured
+    // is left out.
+    for &aa in e.publish_aa {
+        let (name, _) = experiment::aa_entry(aa);
+        if servers.is_empty() || servers.iter().any(|s| s == name) {
+            v.extend(["--aa".into(), aa.into()]);
+        }
     }
     v.extend(shared_flags(args));
     v
@@ -1013,13 +1015,19 @@ mod tests {
                             || e.peers_on.contains(&st.endpoint.as_str())
                     })
                     .collect();
-                // The A/A pair's copy of server-prebuilt in E3 twice.
-                let copies = if e.publish_aa == Some(s.name.as_str()) {
-                    2
-                } else {
-                    1
-                };
-                secs += server_takes(&served, e.publish_rounds) * copies;
+                secs += server_takes(&served, e.publish_rounds);
+                // An A/A pair's copy (E3's), on the steps of its endpoint when it names one.
+                for &aa in e.publish_aa {
+                    let (name, endpoint) = experiment::aa_entry(aa);
+                    if name == s.name {
+                        let copied: Vec<_> = served
+                            .iter()
+                            .filter(|st| endpoint.is_none_or(|p| st.endpoint == p))
+                            .cloned()
+                            .collect();
+                        secs += server_takes(&copied, e.publish_rounds);
+                    }
+                }
             }
             println!("{}: {:.1} min", e.id, secs.as_secs_f64() / 60.0);
             total += secs;

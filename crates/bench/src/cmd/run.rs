@@ -5,7 +5,8 @@
 //! build --release -p <servers> -p loadgen`), the preflight and the CPU split, then the
 //! rounds (randomized multiple interleaved trials, as Abedi and Brecht measured them on cloud
 //! machines): each round measures every (server, step) cell once, step after step, the
-//! servers of each step in a fresh random order (its seed recorded; `--seed` replays it),
+//! servers of each step in a fresh random order (its seed recorded; `--seed` replays it; the
+//! two copies of an A/A pair take turns going first: [`crate::plan::alternate_copies`]),
 //! each cell on a server process of its own (started pinned to the server CPUs, stopped after
 //! the step), so that no cell inherits another's state and a slow phase of the machine falls
 //! on every server alike. Each repeat of a step records its round, so that two servers can be
@@ -37,7 +38,7 @@ use crate::step::server::Env;
 use crate::step::{self, Launch, Load, Servers, Spawn, Start, Subject, signals};
 use crate::term::progress::Progress;
 use bench_model::experiment::{self, Step};
-use bench_model::results::{Pinning, Results, ServerKind, ServerResult, timestamp};
+use bench_model::results::{Pinning, Results, ServerKind, ServerResult, copy_number, timestamp};
 use bench_model::sustainable;
 use bench_report::table::Table;
 use bench_tools::Tool;
@@ -434,7 +435,8 @@ impl Run<'_> {
 
     /// The run's loop, in rounds: each round measures every (server, step) cell once, step
     /// by step, the servers of each step in a fresh random order drawn from `rng` (whose seed
-    /// the results record); each cell gets a server process of its own, started by `servers`
+    /// the results record), but for an A/A pair's copies, which take turns going first
+    /// ([`crate::plan::alternate_copies`]); each cell gets a server process of its own, started by `servers`
     /// and stopped after the step, so that no cell inherits another's state (a server that
     /// died in one cell is simply started again for the next). The tool is launched by
     /// `launch` with `tool_cpus` CPUs; the results are written after every cell. Returns the
@@ -459,6 +461,11 @@ impl Run<'_> {
                     .filter(|&i| chosen[i].1.iter().any(|s| same_step(s, step)))
                     .collect();
                 rng.shuffle(&mut order);
+                // An A/A pair's copies take turns going first, round by round.
+                crate::plan::alternate_copies(&mut order, round, |&i| {
+                    let (first, copy) = copy_number(&chosen[i].0.name);
+                    (first.to_string(), copy)
+                });
                 for i in order {
                     signals::check()?;
                     let (s, steps) = &chosen[i];
@@ -659,6 +666,11 @@ impl Run<'_> {
             ckpt.more(probes.len() * owed as usize);
             for round in 1..=owed {
                 rng.shuffle(&mut probes);
+                // An A/A pair's searches on one endpoint take turns going first too.
+                crate::plan::alternate_copies(&mut probes, round, |(i, step)| {
+                    let (first, copy) = copy_number(&results.servers[*i].name);
+                    ((first.to_string(), step.endpoint.clone()), copy)
+                });
                 for (i, step) in &probes {
                     signals::check()?;
                     let decided = results.servers[*i]
@@ -974,8 +986,17 @@ fn finish(
     Ok(Outcome { path, problems })
 }
 
-/// The medians, one row per server and step, on stdout.
+/// What the summary says before its table: when an A/A pair of the run differed, that this
+/// run's precision is no finer than that ([`bench_report::aa_flag`], as the report opens).
+fn summary_head(results: &Results) -> Option<String> {
+    bench_report::aa_flag(results).map(|flag| flag.replace("**", ""))
+}
+
+/// The medians, one row per server and step, on stdout, after [`summary_head`].
 fn print_summary(results: &Results) {
+    if let Some(head) = summary_head(results) {
+        crate::say!("{head}\n");
+    }
     let mut t = Table::new(&[
         "server",
         "endpoint",
@@ -1422,6 +1443,111 @@ mod tests {
                 .all(|s| s.steps.iter().all(|st| st.repeats.len() == 2))
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// E3's plan of `e3_plan` in `rounds` rounds with an A/A pair: server-prebuilt, its copy
+    /// `server-prebuilt#2` (as `--aa server-prebuilt` adds it) and server-hyper.
+    fn aa_plan(rounds: u32) -> (Plan, Vec<(Server, Vec<Step>)>, RunArgs) {
+        let (mut plan, mut chosen, args) = e3_plan();
+        chosen.insert(1, chosen[0].clone());
+        crate::plan::label_copies(&mut chosen);
+        plan.repeat = rounds;
+        plan.subjects = Subjects::Local(chosen.clone());
+        (plan, chosen, args)
+    }
+
+    /// Whether the original of the A/A pair went first, in each round and step in order, in
+    /// the servers `started` by an A/A plan of 3 servers per step, and where server-hyper
+    /// went (0 to 2).
+    fn pair_order(started: &[String]) -> Vec<(bool, usize)> {
+        started
+            .chunks(3)
+            .map(|cell| {
+                let at = |n: &str| cell.iter().position(|s| s == n).unwrap();
+                (
+                    at("server-prebuilt") < at("server-prebuilt#2"),
+                    at("server-hyper"),
+                )
+            })
+            .collect()
+    }
+
+    /// The two copies of an A/A pair take turns going first, round by round (the original in
+    /// odd rounds), in every step: over 6 rounds each goes first 3 times, whatever the seed;
+    /// the other server still goes where the seed puts it.
+    #[test]
+    fn the_copies_of_an_aa_pair_go_first_in_turn_over_the_rounds() {
+        let dir = std::env::temp_dir().join(format!("bench-loop-aa-{}", std::process::id()));
+        let mut hyper_at = std::collections::BTreeSet::new();
+        for seed in 0..8 {
+            let _ = std::fs::remove_dir_all(&dir);
+            let (plan, chosen, args) = aa_plan(6);
+            let mut fakes = crate::step::fake::Fakes {
+                alive: usize::MAX,
+                ..Default::default()
+            };
+            // A warm-up and a measured run per cell: 3 servers × 2 steps × 6 rounds.
+            let mut launch = crate::step::fake::Recorded {
+                answers: answers(72),
+                ..Default::default()
+            };
+            let (got, results, _) =
+                measured(&plan, &chosen, &args, &mut fakes, &mut launch, &dir, seed);
+            assert_eq!(got.unwrap(), Vec::<String>::new());
+            let order = pair_order(&fakes.started());
+            assert_eq!(order.len(), 12, "{order:?}");
+            // Round by round, both steps alike: the original first in rounds 1, 3 and 5.
+            let firsts: Vec<bool> = order.iter().map(|(first, _)| *first).collect();
+            let want: Vec<bool> = (1..=6u32).flat_map(|r| [r % 2 == 1; 2]).collect();
+            assert_eq!(firsts, want, "seed {seed}");
+            hyper_at.extend(order.iter().map(|(_, at)| *at));
+            // Both copies were measured in every round, as two servers.
+            for s in &results.servers[..2] {
+                for st in &s.steps {
+                    assert_eq!(st.repeats.len(), 6, "{} {}", s.name, st.step);
+                }
+            }
+        }
+        // The other server's place is still drawn: first, between the copies, and last.
+        assert_eq!(hyper_at.into_iter().collect::<Vec<_>>(), [0, 1, 2]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A recorded E3 run of 10 rounds (`results-e3-rounds.json`) with an A/A pair whose
+    /// ratios hold 1.00; with `slower` < 1, the copy's requests/s at `/` c100 that much lower
+    /// in every round, so that every round's ratio is above 1.
+    fn e3_aa(slower: f64) -> Results {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../bench-report/tests/data/results-e3-rounds.json");
+        let mut r = Results::load(&path).unwrap();
+        let copy = r
+            .servers
+            .iter_mut()
+            .find(|s| s.name == "server-prebuilt#2")
+            .unwrap();
+        let st = &mut copy.steps[0];
+        assert_eq!((st.endpoint.as_str(), st.step.as_str()), ("/", "c100"));
+        for m in &mut st.repeats {
+            m.requests_per_s *= slower;
+        }
+        st.finish();
+        r
+    }
+
+    /// The summary `bench run` ends with opens with an A/A pair that differed (every
+    /// round's ratio above 1), its size and its rounds; a pair whose ratios hold 1.00 says
+    /// nothing there.
+    #[test]
+    fn the_summary_opens_with_an_aa_pair_that_differed() {
+        assert_eq!(summary_head(&e3_aa(1.0)), None);
+        let head = summary_head(&e3_aa(0.9)).unwrap();
+        assert!(
+            head.starts_with(
+                "This run's own A/A pair differed: `server-prebuilt` over `server-prebuilt#2` at `/` c100, requests/s 1.11× [1.10–1.11], all 10 rounds above 1"
+            ),
+            "{head}"
+        );
+        assert!(head.contains("are not findings"), "{head}");
     }
 
     #[test]
