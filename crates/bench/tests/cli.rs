@@ -1488,7 +1488,7 @@ fn quick_e7_climbs_each_ladder_until_the_server_cannot_keep_up() {
     }
     assert!(
         md.contains(
-            "| Server | Analogue of | Sustains, req/s | Found between | p99 ≤ 10 ms up to | r1k | r5k |"
+            "| Server | Analogue of | Capacity, req/s | Searched between | p99 ≤ 10 ms up to | r1k | r5k |"
         ),
         "{md}"
     );

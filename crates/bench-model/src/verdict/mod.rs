@@ -19,7 +19,7 @@
 //! over the whole report: **moved** when `p_moved`, adjusted by Benjamini–Hochberg over every
 //! figure compared ([`multiple::bh`]), is at most [`ALPHA`]; **same within ±margin** when
 //! `p_same`, adjusted the same way over every figure, is; otherwise **undecided**, with the
-//! rounds a side would need ([`rounds_needed`]). Among the figures called moved, at most 5 %
+//! rounds a side would need in a comparison of that size ([`rounds_needed`]). Among the figures called moved, at most 5 %
 //! are expected to be false; among those called the same, at most 5 % are expected to lie
 //! outside the margin.
 //!
@@ -305,19 +305,21 @@ pub fn decide(judgements: &[Option<Judgement>]) -> Vec<Verdict> {
                 Verdict::Unjudged
             } else {
                 Verdict::Undecided {
-                    rounds: rounds_needed(j),
+                    rounds: rounds_needed(j, ALPHA / judged.len() as f64),
                 }
             }
         })
         .collect()
 }
 
-/// About how many rounds a side would decide `j` at [`POWER`]: to show the move, when the
-/// observed shift is at least half the margin; else to show it within the margin (normal
-/// approximation on the logs with the pooled spread, scaled by the rank test's efficiency,
-/// and at least the rounds whose smallest p-value reaches [`ALPHA`]). `None` with no spread
-/// or more than 1,000.
-pub fn rounds_needed(j: &Judgement) -> Option<usize> {
+/// About how many rounds a side would decide `j` at [`POWER`] in a comparison whose tests are
+/// held to `level` each (a report of `m` figures: [`ALPHA`]` / m`, the level Benjamini and
+/// Hochberg ask of a lone discovery among them): to show the move, when the observed shift is
+/// at least half the margin; else to show it within the margin (normal approximation on the
+/// logs with the pooled spread, scaled by the rank test's efficiency, and at least the rounds
+/// whose smallest p-value reaches `level`, and more than the rounds it has). `None` with no
+/// spread or more than 1,000.
+pub fn rounds_needed(j: &Judgement, level: f64) -> Option<usize> {
     let s = j.spread;
     if s <= 0.0 || !s.is_finite() {
         return None;
@@ -326,12 +328,15 @@ pub fn rounds_needed(j: &Judgement) -> Option<usize> {
     let margin = (1.0 + j.margin).ln();
     let z_power = normal_quantile(POWER);
     let (z, effect) = if shift >= margin / 2.0 {
-        (normal_quantile(1.0 - ALPHA / 2.0), shift)
+        (normal_quantile(1.0 - level / 2.0), shift)
     } else {
-        (normal_quantile(1.0 - ALPHA), margin - shift)
+        (normal_quantile(1.0 - level), margin - shift)
     };
     let n = 2.0 * (z + z_power).powi(2) * s * s / (EFFICIENCY * effect * effect);
-    let n = n.ceil().max(rounds_for(ALPHA) as f64);
+    let n = n
+        .ceil()
+        .max(rounds_for(level) as f64)
+        .max((j.n.0.max(j.n.1) + 1) as f64);
     (n <= 1000.0).then_some(n as usize)
 }
 

@@ -300,14 +300,30 @@ fn finding(r: &Results, f: &experiment::Finding, q: Quantity) -> Option<Sample> 
     )
 }
 
+/// What a finding compares, for a comparison's row: its two servers, and where when they are
+/// one server (E4's probe under a scenario over its baseline).
+fn finding_what(f: &experiment::Finding) -> String {
+    let at = |s: &experiment::Side| match s.pick {
+        Pick::Step(id) => format!(" `{}` {id}", s.endpoint),
+        Pick::Best => format!(" `{}` best", s.endpoint),
+        Pick::KeptUp => format!(" `{}`", s.endpoint),
+    };
+    if f.a.server == f.b.server {
+        format!("finding: {}{} over{}", f.a.server, at(&f.a), at(&f.b))
+    } else {
+        format!("finding: {} over {}", f.a.server, f.b.server)
+    }
+}
+
 /// Every finding of the experiment that both runs state, on its per-round ratios; E7's on the
-/// difference of two capacities.
+/// difference of two capacities; one that is not of one step a side (E6's best steps) is
+/// listed, not judged.
 pub(super) fn findings(out: &mut Vec<Change>, o: &Results, n: &Results, margin: f64) {
     let Some(e) = experiment::find(&o.experiment) else {
         return;
     };
     for f in e.findings {
-        let what = format!("finding: {} over {}", f.a.server, f.b.server);
+        let what = finding_what(f);
         if f.quantity == Quantity::KeptUp {
             let ratio = |r: &Results| -> Option<(Curve, usize)> {
                 let s = |name: &str| r.servers.iter().find(|s| s.name == name);
@@ -325,11 +341,45 @@ pub(super) fn findings(out: &mut Vec<Change>, o: &Results, n: &Results, margin: 
             }
             continue;
         }
-        // Requests/s the tool set on both sides (in either run) is no finding about the
-        // servers: their CPU per request is.
-        let q = if f.quantity == Quantity::RequestsPerS
-            && (finding(o, f, f.quantity).is_none() || finding(n, f, f.quantity).is_none())
-        {
+        if !matches!((f.a.pick, f.b.pick), (Pick::Step(_), Pick::Step(_))) {
+            // No rounds to pair: the ratio of the two runs' figures, said and not judged.
+            let shown = |r: &Results| {
+                let c = crate::findings::compared(r, f)?;
+                Some(Estimate {
+                    median: c.x,
+                    interval: None,
+                    bound: match c.bound {
+                        "at least " => Bound::AtLeast,
+                        "at most " => Bound::AtMost,
+                        _ => Bound::Exact,
+                    },
+                })
+            };
+            if let (Some(a), Some(b)) = (shown(o), shown(n)) {
+                out.push(Change {
+                    experiment: o.experiment.clone(),
+                    what,
+                    figure: format!(
+                        "ratio of {} (of each run's best step: no rounds to pair)",
+                        f.quantity.name()
+                    ),
+                    kind: Kind::Finding,
+                    old: a,
+                    new: b,
+                    marks: (Marks::default(), Marks::default()),
+                    judgement: None,
+                    verdict: Verdict::Unjudged,
+                });
+            }
+            continue;
+        }
+        // Requests/s the tool set on both sides (in either run), or a bound in both runs, is
+        // no finding about the servers that can be judged: their CPU per request is.
+        let bounded = |q: Quantity| match (finding(o, f, q), finding(n, f, q)) {
+            (Some(a), Some(b)) => a.shown.bound != Bound::Exact && a.shown.bound == b.shown.bound,
+            _ => true,
+        };
+        let q = if f.quantity == Quantity::RequestsPerS && bounded(f.quantity) {
             Quantity::CpuUsPerRequest
         } else {
             f.quantity
@@ -340,7 +390,7 @@ pub(super) fn findings(out: &mut Vec<Change>, o: &Results, n: &Results, margin: 
         let figure = if q == f.quantity {
             format!("ratio of {}", q.name())
         } else {
-            format!("ratio of {} (the tool set both requests/s)", q.name())
+            format!("ratio of {} (requests/s: the tool's limit)", q.name())
         };
         out.push(change(
             (&o.experiment, what, figure, Kind::Finding),

@@ -38,6 +38,9 @@ fn ratio(j: &Option<Judgement>) -> String {
         return "—".into();
     };
     let r = j.ratio;
+    if !(r.high.is_finite() || r.low > 0.0) {
+        return "—".into();
+    }
     let f = |x: f64| {
         if x.is_finite() {
             format!("{x:.3}")

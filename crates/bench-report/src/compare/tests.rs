@@ -183,7 +183,7 @@ fn bounds_stay_bounds() {
     change(
         &c,
         "finding: server-prebuilt over node-http",
-        "ratio of CPU µs/request (the tool set both requests/s)",
+        "ratio of CPU µs/request (requests/s: the tool's limit)",
     );
 }
 
