@@ -10,8 +10,13 @@
 //! not the server, may have set the pace. At a rate (`-R`), its requests due and unsent are
 //! kept, and [`rules::fell_behind`] decides who held the unsent back: the generator
 //! ([`Run::tool_fell_behind`], the tool's limit) or the server (its saturation, a note).
+//!
+//! With `--interval` its report also has a timeline, the measured window in intervals, which
+//! [`timeline`] reads into this crate's [`Timeline`] (the results model's [`Run`] has no place
+//! for it).
 
 use loadgen::Report;
+use serde::{Deserialize, Serialize};
 
 use bench_model::results::{Errors, Latency, Run};
 use bench_model::rules;
@@ -56,7 +61,8 @@ pub(super) fn argv(spec: &LoadSpec, url: &str) -> Vec<String> {
     a
 }
 
-pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ToolError> {
+/// The report in `stdout`, of loadgen's schema.
+fn report(stdout: &str, stderr: &str) -> Result<Report, ToolError> {
     if stdout.trim().is_empty() {
         return Err(ToolError::missing(T, "JSON report", stderr));
     }
@@ -65,6 +71,11 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ToolError> {
     if report.schema != loadgen::SCHEMA {
         return Err(ToolError::invalid(T, "the schema", report.schema));
     }
+    Ok(report)
+}
+
+pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ToolError> {
+    let report = report(stdout, stderr)?;
     let r = report.result;
     let e = r.errors;
     let l = &r.latency;
@@ -137,6 +148,83 @@ pub(super) fn parse(stdout: &str, stderr: &str) -> Result<Run, ToolError> {
         notes,
         ..Run::default()
     })
+}
+
+/// A run's measured window (after the warm-up) in intervals, as the built-in generator
+/// reports it with `--interval`: where in the run a dip of a few seconds was, which the run's
+/// one figure averages away, and whether the generator's own CPU moved with it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Timeline {
+    /// The interval asked for, seconds.
+    pub interval_s: f64,
+    /// In order from the start of the measured window: its length over `interval_s`, rounded
+    /// up (the last one shorter when the interval does not divide the window).
+    pub intervals: Vec<TimelineInterval>,
+}
+
+/// One interval of a [`Timeline`]. Its `responses` and `errors` add up over the timeline to
+/// the run's answers and loadgen's own errors, its `intended` and `unsent` to the run's
+/// [`Run::intended_requests`] and [`Run::unsent_requests`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TimelineInterval {
+    /// Its start, seconds from the start of the measured window.
+    pub start_s: f64,
+    /// Its length, seconds.
+    pub duration_s: f64,
+    /// Answers completed in it, any status.
+    pub responses: u64,
+    /// Failed requests in it as loadgen counts them: transport failures when they happened,
+    /// 4xx and 5xx answers when they completed (a 1xx or 3xx answer, a failure in the run's
+    /// [`Run::errors`], is not one here).
+    pub errors: u64,
+    /// Measured requests whose write began in it.
+    pub sent: u64,
+    /// The open model (`-R`): the requests due in it; `None` for a closed-loop run.
+    pub intended: Option<u64>,
+    /// The open model: of `intended`, those never sent; `None` for a closed-loop run.
+    pub unsent: Option<u64>,
+    /// The median latency of the answers completed in it, µs (from the intended send time in
+    /// the open model, as the run's), within 3 %; `None` without answers.
+    pub p50_us: Option<u64>,
+    /// The 99th percentile, as `p50_us`.
+    pub p99_us: Option<u64>,
+    /// The largest latency, µs; `None` without answers.
+    pub max_us: Option<u64>,
+    /// The generator's CPU time in it, user and system, seconds, all its worker threads.
+    pub tool_cpu_s: f64,
+}
+
+/// The timeline of the built-in generator's report in `stdout`: `None` for a run without
+/// `--interval` (and every report from before it). The harness reads it beside [`parse`]'s
+/// [`Run`].
+#[allow(
+    dead_code,
+    reason = "bench-tools' lib.rs exposes it once the harness stores it"
+)]
+pub fn timeline(stdout: &str, stderr: &str) -> Result<Option<Timeline>, ToolError> {
+    let Some(t) = report(stdout, stderr)?.result.timeline else {
+        return Ok(None);
+    };
+    Ok(Some(Timeline {
+        interval_s: finite(t.interval_s),
+        intervals: t
+            .intervals
+            .into_iter()
+            .map(|i| TimelineInterval {
+                start_s: finite(i.start_s),
+                duration_s: finite(i.duration_s),
+                responses: i.responses,
+                errors: i.errors,
+                sent: i.sent,
+                intended: i.due,
+                unsent: i.unsent,
+                p50_us: i.p50_us,
+                p99_us: i.p99_us,
+                max_us: i.max_us,
+                tool_cpu_s: finite(i.cpu_s),
+            })
+            .collect(),
+    }))
 }
 
 /// Whether the generator fell behind: more than [`rules::UNSENT_LIMIT`] of an open-model
@@ -361,6 +449,72 @@ mod tests {
             .parse(&data("loadgen-R60000-c100-behind.json"), "")
             .unwrap();
         assert!(!r.tool_bound && !r.notes.iter().any(|n| n.contains("never sent")));
+    }
+
+    #[test]
+    fn recorded_timeline() {
+        // -t1 -c50 -d3s --interval 250ms (tests/data/README.md): 12 intervals of 0.25 s.
+        let out = data("loadgen-c50-d3s-interval250ms.json");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let run = Tool::Builtin.parse(&out, "").unwrap();
+        let t = timeline(&out, "").unwrap().expect("a timeline");
+        assert_eq!(t.interval_s, 0.25);
+        assert_eq!(t.intervals.len(), 12);
+        let sum = |f: fn(&TimelineInterval) -> u64| t.intervals.iter().map(f).sum::<u64>();
+        // Every request of the run was answered, in its interval.
+        assert_eq!((sum(|i| i.responses), run.requests), (180_484, 180_484));
+        assert_eq!((sum(|i| i.errors), run.errors.total()), (0, 0));
+        let cpu: f64 = t.intervals.iter().map(|i| i.tool_cpu_s).sum();
+        let run_cpu = &v["result"]["cpu"];
+        let run_cpu = run_cpu["user_s"].as_f64().unwrap() + run_cpu["system_s"].as_f64().unwrap();
+        assert!(cpu > 0.9 * run_cpu && cpu <= run_cpu, "{cpu} of {run_cpu}");
+        for (n, i) in t.intervals.iter().enumerate() {
+            assert_eq!((i.start_s, i.duration_s), (0.25 * n as f64, 0.25), "{i:?}");
+            assert!(i.p50_us <= i.p99_us && i.p99_us <= i.max_us && i.p50_us > Some(0));
+            assert!(i.max_us <= run.latency_us.max, "{i:?}");
+            assert_eq!((i.intended, i.unsent), (None, None));
+        }
+        // Each field from its own place: the second interval as recorded.
+        let second = &v["result"]["timeline"]["intervals"][1];
+        assert_eq!(
+            t.intervals[1],
+            TimelineInterval {
+                start_s: 0.25,
+                duration_s: 0.25,
+                responses: second["responses"].as_u64().unwrap(),
+                errors: 0,
+                sent: second["sent"].as_u64().unwrap(),
+                intended: None,
+                unsent: None,
+                p50_us: second["p50_us"].as_u64(),
+                p99_us: second["p99_us"].as_u64(),
+                max_us: second["max_us"].as_u64(),
+                tool_cpu_s: second["cpu_s"].as_f64().unwrap(),
+            }
+        );
+
+        // The open model's: what was due in each interval, and unsent.
+        let out = data("loadgen-R20000-c100-interval250ms.json");
+        let run = Tool::Builtin.parse(&out, "").unwrap();
+        let t = timeline(&out, "").unwrap().expect("a timeline");
+        assert_eq!(t.intervals.len(), 8);
+        assert!(t.intervals.iter().all(|i| i.intended == Some(5000)));
+        let sum = |f: fn(&TimelineInterval) -> Option<u64>| {
+            t.intervals.iter().map(|i| f(i).unwrap()).sum::<u64>()
+        };
+        assert_eq!(Some(sum(|i| i.intended)), run.intended_requests);
+        assert_eq!(Some(sum(|i| i.unsent)), run.unsent_requests);
+
+        // Reports without one: none.
+        for name in ["loadgen-c50-keepalive.json", "loadgen-R2000-c100.json"] {
+            assert_eq!(timeline(&data(name), ""), Ok(None), "{name}");
+        }
+        // Not a report, no timeline: the parser's errors.
+        assert!(timeline("", "loadgen: connection refused").is_err());
+        assert!(timeline("{", "").is_err());
+        for input in crate::tests::garbage() {
+            let _ = timeline(&input, "");
+        }
     }
 
     #[test]

@@ -28,7 +28,7 @@ use std::collections::VecDeque;
 use std::future::{Future, poll_fn};
 use std::io;
 use std::net::SocketAddr;
-use std::pin::{Pin, pin};
+use std::pin::pin;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -44,6 +44,11 @@ use crate::config::{Config, Load, Stage};
 use crate::framing::{self, Parse};
 use crate::request;
 use crate::stats::{ErrorKind, ThreadStats};
+use crate::timeline::ThreadTimeline;
+
+mod timer;
+
+use timer::Timer;
 
 /// Bytes reserved in a connection's read buffer before each read.
 const READ_CHUNK: usize = 8 * 1024;
@@ -70,6 +75,8 @@ pub(crate) struct Plan {
     /// The open model's rate, requests/s, all threads together.
     rate: Option<f64>,
     stages: Option<Vec<Stage>>,
+    /// The timeline's interval (`--interval`), if any.
+    interval: Option<Duration>,
 }
 
 impl Plan {
@@ -104,6 +111,7 @@ impl Plan {
                 Load::Stages { stages } => Some(stages.clone()),
                 _ => None,
             },
+            interval: config.interval,
         }
     }
 
@@ -139,8 +147,19 @@ pub(crate) fn run_thread(
     let pacer = plan
         .rate
         .map(|rate| Pacer::new(&plan, rate, thread, connections));
+    let mut stats = ThreadStats::new(plan.timeout);
+    if let (Some(step), Some(end)) = (plan.interval, plan.end) {
+        let window = end.saturating_duration_since(plan.warm_end);
+        stats.timeline = Some(ThreadTimeline::new(
+            plan.warm_end,
+            step,
+            window,
+            plan.timeout,
+        ));
+    }
     let ctx = Rc::new(Ctx {
-        stats: RefCell::new(ThreadStats::new(plan.timeout)),
+        stats: RefCell::new(stats),
+        cpu_mark: Cell::new(None),
         tickets: Cell::new(requests.map(|n| plan.share(n, thread))),
         done: Notify::new(),
         progress,
@@ -160,6 +179,10 @@ pub(crate) fn run_thread(
             })
             .collect();
         let sampler = tokio::task::spawn_local(sample_rate(Rc::clone(&ctx)));
+        // Not awaited: it ends with the window, or is dropped with the thread's tasks.
+        if let Some(step) = ctx.plan.interval {
+            tokio::task::spawn_local(sample_cpu(Rc::clone(&ctx), step));
+        }
         for t in tasks {
             let _ = t.await;
         }
@@ -173,15 +196,31 @@ pub(crate) fn run_thread(
     let finished = Instant::now();
     let cpu = crate::cpu::thread_times();
     drop(local);
+    let mut st = ctx.stats.borrow_mut();
+    if let (Some(t), Some((i, mark))) = (&mut st.timeline, ctx.cpu_mark.get()) {
+        // The thread finished within interval `i`, whose end was not sampled.
+        t.add_cpu(i, cpu.0 + cpu.1 - mark);
+    }
     if let Some(p) = &ctx.pacer {
-        let mut st = ctx.stats.borrow_mut();
-        st.intended = match (ctx.tickets.get(), ctx.plan.end) {
+        let all_sent = ctx.tickets.get() == Some(0);
+        st.intended = match ctx.plan.end {
             // The thread's share of `-n` was sent: nothing more was wanted.
-            (Some(0), _) | (_, None) => p.started.get(),
-            (_, Some(end)) => p.due(ctx.plan.warm_end, end),
+            Some(end) if !all_sent => p.due(ctx.plan.warm_end, end),
+            _ => p.started.get(),
         };
         st.unsent = st.intended.saturating_sub(p.started.get());
+        if let Some(t) = &mut st.timeline {
+            if all_sent {
+                t.due_as_started();
+            } else {
+                for i in 0..t.len() {
+                    let (from, to) = t.bounds(i);
+                    t.set_due(i, p.due(from, to));
+                }
+            }
+        }
     }
+    drop(st);
     let stats = match Rc::try_unwrap(ctx) {
         Ok(ctx) => ctx.stats.into_inner(),
         Err(ctx) => ctx.stats.replace(ThreadStats::new(Duration::from_secs(1))),
@@ -197,6 +236,9 @@ pub(crate) fn run_thread(
 struct Ctx {
     plan: Arc<Plan>,
     stats: RefCell<ThreadStats>,
+    /// The timeline's last CPU sample: the interval it opened, and the thread's CPU seconds
+    /// then (`None` before the window or without a timeline).
+    cpu_mark: Cell<Option<(usize, f64)>>,
     /// Requests this thread may still start (`None`: unbounded).
     tickets: Cell<Option<u64>>,
     /// Notified once every connection has finished.
@@ -223,8 +265,9 @@ impl Ctx {
     fn fail(&self, kind: ErrorKind, n: usize, measured: bool) {
         if measured && n > 0 {
             let mut s = self.stats.borrow_mut();
-            s.errors.add(kind, n as u64);
-            s.last = Some(Instant::now());
+            let now = Instant::now();
+            s.fail_at(now, kind, n as u64);
+            s.last = Some(now);
             self.progress.0.fetch_add(n as u64, Ordering::Relaxed);
         }
     }
@@ -260,6 +303,36 @@ async fn sample_rate(ctx: Rc<Ctx>) {
         let rate = (now - before) as f64 / RATE_SAMPLE.as_secs_f64();
         st.rate.saturating_record(rate.round() as u64);
         before = now;
+    }
+}
+
+/// Samples the thread's CPU time (getrusage, `cpu`) at each interval boundary of the
+/// measured window into the timeline, off the hot path; `run_thread` closes the interval the
+/// thread finished in. A boundary sampled late (tokio's timer and a busy event loop allow a
+/// few ms) moves that CPU time into the interval before it.
+async fn sample_cpu(ctx: Rc<Ctx>, step: Duration) {
+    let plan = &ctx.plan;
+    let Some(end) = plan.end else { return };
+    let cpu = || {
+        let (user, system) = crate::cpu::thread_times();
+        user + system
+    };
+    sleep_until(plan.warm_end.into()).await;
+    let mut before = cpu();
+    ctx.cpu_mark.set(Some((0, before)));
+    for i in 0.. {
+        let at = (plan.warm_end + step * (i + 1)).min(end);
+        sleep_until(at.into()).await;
+        let now = cpu();
+        if let Some(t) = &mut ctx.stats.borrow_mut().timeline {
+            t.add_cpu(i as usize, now - before);
+        }
+        before = now;
+        if at >= end {
+            ctx.cpu_mark.set(None);
+            return;
+        }
+        ctx.cpu_mark.set(Some((i as usize + 1, now)));
     }
 }
 
@@ -308,6 +381,11 @@ async fn connection(ctx: Rc<Ctx>, index: usize) {
         }
         if let (Some(p), true) = (&ctx.pacer, measured) {
             p.started.set(p.started.get() + 1);
+            if plan.interval.is_some()
+                && let (Some(at), Some(t)) = (intended, &mut ctx.stats.borrow_mut().timeline)
+            {
+                t.started(at);
+            }
         }
         let reused = stream.is_some();
         // Latency counts from the intended time in the open model (whatever held the request
@@ -585,116 +663,6 @@ async fn pace(ctx: Rc<Ctx>, mut timer: Timer) {
     }
 }
 
-/// The pacer's wake-up: a timerfd (CLOCK_MONOTONIC, non-blocking, armed relative to the due
-/// time) awaited through tokio's reactor.
-///
-/// tokio's own timer rounds every deadline up to its 1 ms wheel, and the open model counts
-/// latency from the intended time, so a late wake-up would add up to a millisecond to every
-/// request that found an idle connection (about 0.5 ms on average, more than the whole
-/// latency of a fast server on loopback). A timerfd fires within microseconds. No maintained
-/// crate wraps a timerfd for tokio's `AsyncFd`; rustix (already in the workspace) makes the
-/// one system call, `timerfd_settime`. The expirations are never read: re-arming resets the
-/// count, and the reactor (edge-triggered) reports each expiry, so clearing tokio's readiness
-/// is enough, and a wake-up costs no system call of its own. Where no timerfd can be made
-/// (another OS, or the call failed) tokio's timer stands in.
-struct Timer {
-    inner: TimerKind,
-    /// The time the timer is armed for and has not yet been seen to fire.
-    armed: Option<Instant>,
-}
-
-enum TimerKind {
-    #[cfg(target_os = "linux")]
-    Fd(tokio::io::unix::AsyncFd<std::os::fd::OwnedFd>),
-    Tokio(Pin<Box<tokio::time::Sleep>>),
-}
-
-impl Timer {
-    /// A timer, not armed. Must be called within the runtime.
-    fn new() -> Timer {
-        let inner = Timer::timerfd().unwrap_or_else(|| {
-            TimerKind::Tokio(Box::pin(tokio::time::sleep_until(Instant::now().into())))
-        });
-        Timer { inner, armed: None }
-    }
-
-    #[cfg(target_os = "linux")]
-    fn timerfd() -> Option<TimerKind> {
-        use rustix::time::{TimerfdClockId, TimerfdFlags, timerfd_create};
-        use tokio::io::Interest;
-        use tokio::io::unix::AsyncFd;
-        let fd = timerfd_create(
-            TimerfdClockId::Monotonic,
-            TimerfdFlags::NONBLOCK | TimerfdFlags::CLOEXEC,
-        )
-        .ok()?;
-        // SAFETY: the `OwnedFd` is a timerfd just opened, owned by the `AsyncFd` until it is
-        // dropped, and always returns that same descriptor.
-        let fd = unsafe { AsyncFd::register_with_interest(fd, Interest::READABLE) }.ok()?;
-        Some(TimerKind::Fd(fd))
-    }
-
-    #[cfg(not(target_os = "linux"))]
-    fn timerfd() -> Option<TimerKind> {
-        None
-    }
-
-    /// Arms the timer to fire at `at` (at once if `at` has passed), unless it is armed for
-    /// `at` already.
-    fn arm(&mut self, at: Instant) {
-        if self.armed == Some(at) {
-            return;
-        }
-        self.armed = Some(at);
-        match &mut self.inner {
-            #[cfg(target_os = "linux")]
-            TimerKind::Fd(fd) => {
-                use rustix::time::{Itimerspec, TimerfdTimerFlags, Timespec, timerfd_settime};
-                // A zero value would disarm the timer: 1 ns is the earliest.
-                let after = at
-                    .saturating_duration_since(Instant::now())
-                    .max(Duration::from_nanos(1));
-                let spec = Itimerspec {
-                    it_interval: Timespec {
-                        tv_sec: 0,
-                        tv_nsec: 0,
-                    },
-                    it_value: Timespec {
-                        tv_sec: after.as_secs().try_into().unwrap_or(i64::MAX),
-                        tv_nsec: after.subsec_nanos().into(),
-                    },
-                };
-                if timerfd_settime(fd.get_ref(), TimerfdTimerFlags::empty(), &spec).is_err() {
-                    self.inner = TimerKind::Tokio(Box::pin(tokio::time::sleep_until(at.into())));
-                }
-            }
-            TimerKind::Tokio(sleep) => sleep.as_mut().reset(at.into()),
-        }
-    }
-
-    /// Ready once the armed time has come. A readiness left from an expiry before the last
-    /// arming makes it ready early: the pacer then finds nothing due and arms it again.
-    fn poll_expired(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        let poll = match &mut self.inner {
-            #[cfg(target_os = "linux")]
-            TimerKind::Fd(fd) => match fd.poll_read_ready(cx) {
-                Poll::Ready(Ok(mut guard)) => {
-                    guard.clear_ready();
-                    Poll::Ready(())
-                }
-                // An error from the reactor: wake now rather than never.
-                Poll::Ready(Err(_)) => Poll::Ready(()),
-                Poll::Pending => Poll::Pending,
-            },
-            TimerKind::Tokio(sleep) => sleep.as_mut().poll(cx),
-        };
-        if poll.is_ready() {
-            self.armed = None;
-        }
-        poll
-    }
-}
-
 /// Writes `k` requests and frames their `k` responses; false when the connection must not
 /// be used again.
 async fn exchange(
@@ -710,6 +678,12 @@ async fn exchange(
     // When the event loop reported the bytes of the last read (it had to wait for them).
     let mut seen: Option<Instant> = None;
     let sent = Instant::now();
+    if measured
+        && plan.interval.is_some()
+        && let Some(t) = &mut ctx.stats.borrow_mut().timeline
+    {
+        t.sent(sent, k as u64);
+    }
     // Never after the send: an open-model request sent ahead of its intended time (within
     // the pacer's `TICK`) is timed from its send.
     let from = from.map_or(sent, |f| f.min(sent));
@@ -744,7 +718,7 @@ async fn exchange(
                     let now = Instant::now();
                     let at = seen.unwrap_or(now);
                     let mut st = ctx.stats.borrow_mut();
-                    st.response(status, len, at - from, at - sent);
+                    st.response_at(at, status, len, at - from, at - sent);
                     st.last = Some(now);
                     ctx.progress.0.fetch_add(1, Ordering::Relaxed);
                 }
@@ -878,7 +852,7 @@ fn eof(ctx: &Ctx, rest: &[u8], left: usize, from: Instant, sent: Instant, measur
         if measured {
             let now = Instant::now();
             let mut st = ctx.stats.borrow_mut();
-            st.response(status, rest.len(), now - from, now - sent);
+            st.response_at(now, status, rest.len(), now - from, now - sent);
             st.last = Some(now);
             ctx.progress.0.fetch_add(1, Ordering::Relaxed);
         }

@@ -12,6 +12,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::timeline::MAX_INTERVALS;
+
 /// How each request is sent and whether connections are reused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -182,6 +184,10 @@ pub struct Config {
     pub timeout: Duration,
     /// Show a progress bar on stderr (the binary sets it only for a terminal).
     pub progress: bool,
+    /// Report a timeline of the measured window in intervals this long (`--interval`;
+    /// `None`: no timeline). Needs a duration (`-d` or stages), no longer than the measured
+    /// window, and at most [`MAX_INTERVALS`] intervals.
+    pub interval: Option<Duration>,
 }
 
 impl Config {
@@ -203,6 +209,7 @@ impl Config {
             load: Load::Closed,
             timeout: Duration::from_secs(2),
             progress: false,
+            interval: None,
         })
     }
 
@@ -218,6 +225,15 @@ impl Config {
     pub fn run_duration(&self) -> Option<Duration> {
         match &self.load {
             Load::Stages { stages } => Some(stages.iter().map(|s| s.duration).sum()),
+            _ => self.duration,
+        }
+    }
+
+    /// The measured window of a timed run: `duration`, or the stages' sum less the warm-up
+    /// (the warm-up is part of the stages); `None` for a run bounded by `-n` alone.
+    pub fn measured_window(&self) -> Option<Duration> {
+        match &self.load {
+            Load::Stages { .. } => self.run_duration().map(|d| d.saturating_sub(self.warmup)),
             _ => self.duration,
         }
     }
@@ -284,6 +300,33 @@ impl Config {
         }
         if self.run_duration().is_none() && self.requests.is_none() {
             return err("give -n REQUESTS or -d DURATION");
+        }
+        if let Some(step) = self.interval {
+            self.validate_interval(step)?;
+        }
+        Ok(())
+    }
+
+    fn validate_interval(&self, step: Duration) -> Result<(), ConfigError> {
+        if step.is_zero() {
+            return Err(ConfigError::new("--interval must be more than 0"));
+        }
+        let Some(window) = self.measured_window() else {
+            return Err(ConfigError::new(
+                "--interval needs a run of known length: give -d DURATION (or --stages)",
+            ));
+        };
+        if step > window {
+            return Err(ConfigError::new(format!(
+                "--interval {step:?} is longer than the measured window ({window:?})"
+            )));
+        }
+        let n = window.as_nanos().div_ceil(step.as_nanos());
+        if n > u128::from(MAX_INTERVALS) {
+            return Err(ConfigError::new(format!(
+                "--interval {step:?} cuts the {window:?} measured window into {n} intervals, more \
+                 than {MAX_INTERVALS}: give a longer interval"
+            )));
         }
         Ok(())
     }
@@ -423,6 +466,18 @@ mod tests {
         bad(&|c| (c.requests, c.duration) = (None, None));
         bad(&|c| c.load = Load::Open { rate: 0.0 });
         bad(&|c| c.headers.push(("a b".into(), "x".into())));
+        bad(&|c| c.interval = Some(Duration::ZERO));
+        bad(&|c| c.interval = Some(Duration::from_secs(11)));
+        bad(&|c| c.interval = Some(Duration::from_micros(999)));
+        bad(&|c| {
+            (c.requests, c.duration) = (Some(10), None);
+            c.interval = Some(Duration::from_secs(1));
+        });
+        let mut c = ok.clone();
+        c.interval = Some(Duration::from_millis(1));
+        assert!(c.validate().is_ok(), "10,000 intervals of 1 ms");
+        c.interval = Some(Duration::from_secs(10));
+        assert!(c.validate().is_ok(), "one interval, the whole run");
         bad(&|c| {
             c.load = Load::Stages {
                 stages: vec![Stage {

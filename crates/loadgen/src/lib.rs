@@ -11,6 +11,8 @@
 //!   in the open model one pacer handing the thread's scheduled requests to free connections;
 //! - [`framing`]: where each response ends (httparse; Content-Length, chunked, until close);
 //! - [`stats`] (result data): per-thread HDR histograms and counters, merged once;
+//! - [`timeline`]: with `--interval`, per-thread counters and latency buckets for each
+//!   interval of the measured window, merged once, and the report's [`Timeline`];
 //! - [`report`]: [`RunResult`] and the versioned JSON [`Report`];
 //! - [`print`](mod@print): the wrk-shaped human summary.
 //!
@@ -35,8 +37,10 @@ pub mod request;
 #[cfg(feature = "client")]
 mod run;
 pub mod stats;
+pub mod timeline;
 
 pub use config::{Config, ConfigError, Load, Mode, Stage};
 pub use report::{Report, RunResult, SCHEMA};
 #[cfg(feature = "client")]
 pub use run::{Error, run};
+pub use timeline::{Interval, Timeline};

@@ -65,6 +65,11 @@ struct Cli {
     /// Print the JSON report (schema loadgen.report/1) instead of the summary
     #[arg(long)]
     json: bool,
+    /// Add a timeline of the measured window in intervals this long (250ms, 1s): responses,
+    /// errors, requests sent (and due and unsent at -R), p50/p99/max and the generator's CPU
+    /// in each; needs -d or --stages
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    interval: Option<Duration>,
     /// Never show the progress bar
     #[arg(long)]
     no_progress: bool,
@@ -107,6 +112,7 @@ fn config(cli: Cli) -> Result<Config, String> {
         c.duration = None;
         c.load = Load::Stages { stages };
     }
+    c.interval = cli.interval;
     c.progress = !cli.no_progress && !cli.json && std::io::stderr().is_terminal();
     c.validate().map_err(|e| e.to_string())?;
     Ok(c)

@@ -3,12 +3,14 @@
 //! Differences from wrk: the `Req/Sec` row comes from 100 ms samples of each thread's
 //! responses (absent for runs shorter than one sample); extra lines for framing errors, error
 //! statuses by class, unfinished requests, the open model's unsent requests and uncorrected
-//! latency, and the generator's own CPU use.
+//! latency, and the generator's own CPU use; with `--interval`, the timeline, one row per
+//! interval.
 
 use std::fmt::Write as _;
 
 use crate::config::{Config, Load};
 use crate::report::{Latency, RunResult};
+use crate::timeline::Timeline;
 
 /// Formats the summary; `distribution` adds wrk's `--latency` percentiles.
 pub fn human(config: &Config, r: &RunResult, distribution: bool) -> String {
@@ -120,7 +122,54 @@ pub fn human(config: &Config, r: &RunResult, distribution: bool) -> String {
             ""
         }
     );
+    if let Some(t) = &r.timeline {
+        timeline(&mut o, t);
+    }
     o
+}
+
+/// One row per interval: responses, errors, requests sent (due and unsent in the open
+/// model), latency and the generator's CPU.
+fn timeline(o: &mut String, t: &Timeline) {
+    let open = t.intervals.iter().any(|i| i.due.is_some());
+    let _ = writeln!(o, "Timeline ({} intervals)", secs(t.interval_s));
+    let _ = write!(
+        o,
+        "  {:>8} {:>10} {:>7} {:>10}",
+        "start", "responses", "errors", "sent"
+    );
+    if open {
+        let _ = write!(o, " {:>10} {:>8}", "due", "unsent");
+    }
+    let _ = writeln!(o, " {:>9} {:>9} {:>9} {:>6}", "p50", "p99", "max", "CPU");
+    let lat = |v: Option<u64>| v.map_or_else(|| "-".to_string(), |v| time(v as f64));
+    for i in &t.intervals {
+        let _ = write!(
+            o,
+            "  {:>8} {:>10} {:>7} {:>10}",
+            secs(i.start_s),
+            i.responses,
+            i.errors,
+            i.sent
+        );
+        if open {
+            let _ = write!(
+                o,
+                " {:>10} {:>8}",
+                i.due.unwrap_or(0),
+                i.unsent.unwrap_or(0)
+            );
+        }
+        let cpu = i.cpu_s * 100.0 / i.duration_s.max(1e-9);
+        let _ = writeln!(
+            o,
+            " {:>9} {:>9} {:>9} {:>5.0}%",
+            lat(i.p50_us),
+            lat(i.p99_us),
+            lat(i.max_us),
+            cpu
+        );
+    }
 }
 
 fn latency_row(o: &mut String, name: &str, l: &Latency) {

@@ -12,6 +12,7 @@ use crate::config::{Config, Load, Mode};
 use crate::stats::Errors;
 #[cfg(feature = "client")]
 use crate::stats::ThreadStats;
+use crate::timeline::Timeline;
 
 /// The schema tag of [`Report`]: `loadgen.report/` and the version.
 pub const SCHEMA: &str = "loadgen.report/1";
@@ -71,6 +72,9 @@ pub struct ConfigReport {
     pub timeout_s: f64,
     /// The load model, tagged by `model`: `closed`, `open` (with `rate`) or `stages`.
     pub load: Load,
+    /// `--interval`, seconds: absent without a timeline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_s: Option<f64>,
 }
 
 impl From<&Config> for ConfigReport {
@@ -88,6 +92,7 @@ impl From<&Config> for ConfigReport {
             warmup_s: c.warmup.as_secs_f64(),
             timeout_s: c.timeout.as_secs_f64(),
             load: c.load.clone(),
+            interval_s: c.interval.map(|d| d.as_secs_f64()),
         }
     }
 }
@@ -141,6 +146,9 @@ pub struct RunResult {
     pub thread_requests_per_s: Rate,
     /// The generator's own CPU time.
     pub cpu: Cpu,
+    /// The measured window in intervals (`--interval`): absent without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<Timeline>,
 }
 
 /// Whole responses by status class.
@@ -265,14 +273,15 @@ pub struct Cpu {
     pub generator_bound: bool,
 }
 
-/// Builds the result from merged stats.
+/// Builds the result from merged stats over the measured `window`.
 #[cfg(feature = "client")]
 pub(crate) fn summarise(
     config: &Config,
     stats: &ThreadStats,
-    duration_s: f64,
+    window: std::time::Duration,
     cpu: Cpu,
 ) -> RunResult {
+    let duration_s = window.as_secs_f64();
     let d = duration_s.max(1e-9);
     let [s1, s2, s3, s4, s5] = stats.status;
     RunResult {
@@ -306,5 +315,9 @@ pub(crate) fn summarise(
             .then(|| Latency::from_histogram(&stats.uncorrected)),
         thread_requests_per_s: Rate::from_histogram(&stats.rate),
         cpu,
+        timeline: stats
+            .timeline
+            .as_ref()
+            .map(|t| t.report(window, matches!(config.load, Load::Open { .. }))),
     }
 }

@@ -80,8 +80,8 @@ pub fn run(config: &Config) -> Result<report::RunResult, Error> {
     }
     cpu.generator_bound = cpu.max_thread_utilisation >= report::BOTTLENECK_UTILISATION;
     let stop = plan.end.map_or(finished, |e| finished.min(e));
-    let duration_s = stop.saturating_duration_since(plan.warm_end).as_secs_f64();
-    Ok(report::summarise(config, &stats, duration_s, cpu))
+    let window = stop.saturating_duration_since(plan.warm_end);
+    Ok(report::summarise(config, &stats, window, cpu))
 }
 
 /// Draws a progress bar on stderr until the workers finish, for runs long enough to need one.

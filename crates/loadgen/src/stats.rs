@@ -1,13 +1,16 @@
 //! Result data of one worker thread, and their merge.
 //!
 //! Each thread owns one [`ThreadStats`]: two fixed-memory HDR histograms (1 µs to the
-//! timeout, 3 significant figures) and plain counters. The connections of a thread share it
+//! timeout, 3 significant figures), plain counters and, with `--interval`, its
+//! [`ThreadTimeline`]. The connections of a thread share it
 //! through the thread's event loop; threads never share it. The run merges them once at the
 //! end with [`ThreadStats::merge`].
 
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
+
+use crate::timeline::ThreadTimeline;
 
 /// The kinds of failed request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,7 +69,7 @@ impl Errors {
         self.transport() + self.status_4xx + self.status_5xx
     }
 
-    fn merge(&mut self, o: &Errors) {
+    pub(crate) fn merge(&mut self, o: &Errors) {
         self.connect += o.connect;
         self.read += o.read;
         self.write += o.write;
@@ -107,6 +110,8 @@ pub struct ThreadStats {
     pub last: Option<Instant>,
     /// Responses per second of one thread, sampled every 100 ms of the measured window.
     pub rate: Histogram<u64>,
+    /// The measured window in intervals (`--interval`), or `None`.
+    pub timeline: Option<ThreadTimeline>,
 }
 
 impl ThreadStats {
@@ -130,6 +135,31 @@ impl ThreadStats {
             connections: 0,
             last: None,
             rate: Histogram::new_with_bounds(1, 1_000_000_000, 3).expect("valid histogram bounds"),
+            timeline: None,
+        }
+    }
+
+    /// Records a whole response of `len` bytes completed at `at`, in the timeline too.
+    #[inline]
+    pub fn response_at(
+        &mut self,
+        at: Instant,
+        status: u16,
+        len: usize,
+        latency: Duration,
+        uncorrected: Duration,
+    ) {
+        self.response(status, len, latency, uncorrected);
+        if let Some(t) = &mut self.timeline {
+            t.response(at, status, micros(latency));
+        }
+    }
+
+    /// Records `n` failures of `kind` at `at`, in the timeline too.
+    pub fn fail_at(&mut self, at: Instant, kind: ErrorKind, n: u64) {
+        self.errors.add(kind, n);
+        if let Some(t) = &mut self.timeline {
+            t.fail(at, kind, n);
         }
     }
 
@@ -171,6 +201,11 @@ impl ThreadStats {
         self.connections += other.connections;
         self.last = self.last.max(other.last);
         let _ = self.rate.add(&other.rate);
+        match (&mut self.timeline, &other.timeline) {
+            (Some(a), Some(b)) => a.merge(b),
+            (None, Some(b)) => self.timeline = Some(b.clone()),
+            _ => {}
+        }
     }
 }
 
