@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use bench_model::experiment::{
-    At, BASELINE, Charts, Measure, PROBE_ENDPOINT, TFB_PIPELINE, Tables,
+    At, BASELINE, Charts, Measure, PROBE_ENDPOINT, Quantity, TFB_PIPELINE, Tables,
 };
 use bench_model::results::{
     CEILING, Interference, Interval, Intervals, Results, Run, SOCKET_ERRORS, ServerResult,
@@ -24,8 +24,20 @@ use bench_model::rules::{OTHER_CPU_LIMIT, SERVER_WAIT_LIMIT, STEAL_LIMIT};
 
 use super::model::{Block, Cell, Document, Marks, Table};
 use super::stale::staleness;
+use crate::findings::key;
 use crate::format::thousands;
 use crate::read::{disturbed_steps, endpoints, find, shown, step_ids};
+
+mod ladder;
+mod limits;
+mod precision;
+
+use ladder::ladder;
+use limits::{against_ceiling, machine_limit, tool_limit};
+pub use precision::aa_flag;
+#[cfg(test)]
+use precision::aa_pairs;
+use precision::how_sure;
 
 /// The markdown report of `r`, made without a repository to ask whether its servers' code
 /// changed since (as [`markdown_at`] with `None`).
@@ -148,12 +160,12 @@ impl Col {
 pub(crate) fn figure(s: &ServerResult, st: &StepResult, run: &Run, m: Measure) -> Option<String> {
     Some(match m {
         Measure::RequestsPerS => rps(run),
-        Measure::MeanMs => format!("{:.2}", run.latency_us.mean? / 1000.0),
+        Measure::MeanMs => crate::format::ms(run.latency_us.mean?),
         Measure::P50Ms => ms(run.latency_us.p50?),
         Measure::P95Ms => ms(run.latency_us.p95?),
         Measure::P99Ms => ms(run.latency_us.p99?),
         Measure::KbPerS => thousands(run.transfer_bytes_per_s / 1024.0),
-        Measure::BytesPerResponse => format!("{:.0}", run.bytes_per_response),
+        Measure::BytesPerResponse => crate::format::grouped(run.bytes_per_response, 0),
         Measure::RssBeforeAfterMb => {
             let first = s
                 .steps
@@ -163,9 +175,9 @@ pub(crate) fn figure(s: &ServerResult, st: &StepResult, run: &Run, m: Measure) -
                 .and_then(|m| m.rss_kb)?;
             let end = run.rss_kb?;
             format!(
-                "{:.1} → {:.1}",
-                first.start as f64 / 1024.0,
-                end.end as f64 / 1024.0
+                "{} → {}",
+                crate::format::mb(first.start as f64),
+                crate::format::mb(end.end as f64)
             )
         }
         Measure::ErrorRate => error_rate(run),
@@ -199,14 +211,23 @@ pub(crate) fn interval_text(st: &StepResult, m: Measure) -> Option<String> {
     let iv = st.intervals.as_ref()?;
     let (i, show): (_, fn(f64) -> String) = match m {
         Measure::RequestsPerS => (iv.requests_per_s?, thousands),
-        Measure::P99Ms => (iv.p99_us?, |us| format!("{:.2}", us / 1000.0)),
-        Measure::P95Ms => (iv.p95_us?, |us| format!("{:.2}", us / 1000.0)),
-        Measure::P50Ms => (iv.p50_us?, |us| format!("{:.2}", us / 1000.0)),
-        Measure::MeanMs => (iv.mean_us?, |us| format!("{:.2}", us / 1000.0)),
+        Measure::P99Ms => (iv.p99_us?, crate::format::ms),
+        Measure::P95Ms => (iv.p95_us?, crate::format::ms),
+        Measure::P50Ms => (iv.p50_us?, crate::format::ms),
+        Measure::MeanMs => (iv.mean_us?, crate::format::ms),
         Measure::KbPerS => (iv.transfer_bytes_per_s?, |b| thousands(b / 1024.0)),
         _ => return None,
     };
     Some(i.bracket(show))
+}
+
+/// The quantity of a finding that a column of `measure` holds, when a finding can read one.
+fn quantity(measure: Measure) -> Option<Quantity> {
+    match measure {
+        Measure::RequestsPerS => Some(Quantity::RequestsPerS),
+        Measure::P99Ms => Some(Quantity::P99Ms),
+        _ => None,
+    }
 }
 
 /// A table of a row per server (its name and what it is the analogue of), a column per
@@ -226,10 +247,14 @@ fn server_table(r: &Results, cols: &[Col]) -> Table {
                 if let Some(i) = interval_text(st, c.measure) {
                     text = format!("{text} {i}");
                 }
-                if c.measure == Measure::RequestsPerS {
+                let cell = if c.measure == Measure::RequestsPerS {
                     Cell::marked(text, Marks::of(run))
                 } else {
                     Cell::text(text)
+                };
+                match quantity(c.measure) {
+                    Some(q) => cell.keyed(key(&s.name, &c.endpoint, &c.step, q)),
+                    None => cell,
                 }
             })
         }));
@@ -282,9 +307,12 @@ fn probe_tables(d: &mut Document, r: &Results) {
             };
             let probe = st.median.as_ref().and_then(|m| m.probe.as_deref());
             // Over every round, one without an answer at its lower bound.
-            let censored = st.probe_p99().filter(|p| st.valid && p.at_least());
-            let p99 = |p: &Run| match &censored {
-                Some(c) => format!("≥ {:.2}", c.median_us / 1000.0),
+            // The p99 over the rounds, as the findings read it: one value, one text.
+            let over_rounds = st.probe_p99().filter(|_| st.valid);
+            let censored = over_rounds.clone().filter(|p| p.at_least());
+            let p99 = |p: &Run| match &over_rounds {
+                Some(c) if c.at_least() => format!("≥ {}", crate::format::ms(c.median_us)),
+                Some(c) => crate::format::ms(c.median_us),
                 None => p.latency_us.p99.map_or("n/a".into(), ms),
             };
             if let Some(c) = &censored {
@@ -294,7 +322,13 @@ fn probe_tables(d: &mut Document, r: &Results) {
                 ));
             }
             let mut row = vec![Cell::text(what.clone())];
-            let texts = |v: [String; 4]| v.map(Cell::text);
+            // The p99 (the third) is the figure E4's findings read.
+            let p99_key = key(&s.name, &st.endpoint, &st.step, Quantity::ProbeP99Ms);
+            let texts = |v: [String; 4]| {
+                let mut cells = v.map(Cell::text);
+                cells[2] = std::mem::take(&mut cells[2]).keyed(p99_key.clone());
+                cells
+            };
             match (st.valid, probe) {
                 (false, _) => row.extend(std::iter::repeat_n(
                     Cell::invalid(st.invalid_reason.as_deref()),
@@ -364,7 +398,12 @@ fn tfb(d: &mut Document, r: &Results, endpoints: &[String]) {
             let mut row = vec![Cell::text(&s.name), Cell::text(analogue(s))];
             for id in &steps {
                 row.push(step_cell(s, endpoint, id, |_, m| {
-                    Cell::marked(rps(m), Marks::of(m))
+                    Cell::marked(rps(m), Marks::of(m)).keyed(key(
+                        &s.name,
+                        endpoint,
+                        id,
+                        Quantity::RequestsPerS,
+                    ))
                 }));
             }
             let runs = medians(s);
@@ -390,170 +429,6 @@ fn tfb(d: &mut Document, r: &Results, endpoints: &[String]) {
     d.push(Block::Para(
         "† the load tool set the pace of this figure, so the server may be faster; ‡ the machine did (other work, steal or CPU waits). Errors are per concurrency, in the columns' order.".to_string(),
     ));
-}
-
-/// A ladder of offered rates (E7), per endpoint: the table of rungs (`p99 ms · CPU µs per
-/// request` at each offered rate, a row per server, its saturation beside its name), then the
-/// achieved rate at each rung, then the tail (p99.9) from the intended send time beside the
-/// one from the actual send, which a tool that omits the requests a stall delayed would show.
-fn ladder(d: &mut Document, r: &Results, endpoints: &[String]) {
-    let limit = bench_model::rules::KEEP_UP_P99.as_millis();
-    let share = bench_model::rules::KEEP_UP_SHARE * 100.0;
-    let opt_ms = |us: Option<u64>| us.map_or("n/a".to_string(), ms);
-    for endpoint in endpoints {
-        // The ladder's own rates; a searched rate is one server's, told in its Sustains cell.
-        let rungs: Vec<String> = step_ids(r, endpoint)
-            .into_iter()
-            .filter(|id| {
-                !r.servers
-                    .iter()
-                    .any(|s| find(s, endpoint, id).is_some_and(|st| st.searched_rounds.is_some()))
-            })
-            .collect();
-        let served: Vec<&ServerResult> = r
-            .servers
-            .iter()
-            .filter(|s| s.steps.iter().any(|st| &st.endpoint == endpoint))
-            .collect();
-        // The first table says why each ladder stopped; the others where.
-        let table = |show: &dyn Fn(&Run) -> String, why: bool| {
-            let rungs: Vec<&str> = rungs.iter().map(String::as_str).collect();
-            let head: &[&str] = if why {
-                &[
-                    "Server",
-                    "Analogue of",
-                    "Capacity, req/s",
-                    "Searched between",
-                    "p99 ≤ 10 ms up to",
-                ]
-            } else {
-                &["Server", "Analogue of", "Capacity, req/s"]
-            };
-            let mut t = Table::of(head, &rungs);
-            for s in &served {
-                let sus = sustainable::sustained(&s.steps, endpoint);
-                let mut row = vec![
-                    Cell::text(&s.name),
-                    Cell::text(analogue(s)),
-                    match crate::findings::capacity_read(s, endpoint, true) {
-                        Some((text, marks)) => Cell::marked(text, marks),
-                        None => Cell::text("n/a"),
-                    },
-                ];
-                if why {
-                    row.push(Cell::text(
-                        sus.as_ref().map_or("n/a".into(), |x| x.bracket()),
-                    ));
-                    row.push(Cell::text(
-                        sus.as_ref()
-                            .and_then(|x| x.noticed)
-                            .map_or("none".into(), |(rate, _)| thousands(rate)),
-                    ));
-                }
-                row.extend(rungs.iter().map(|id| {
-                    step_cell(s, endpoint, id, |_, m| Cell::marked(show(m), Marks::of(m)))
-                }));
-                t.push(&s.name, row);
-            }
-            Block::Table(t)
-        };
-        d.push(Block::Heading(format!(
-            "`{endpoint}`: p99 ms · server CPU µs per request, at each offered rate"
-        )));
-        d.push(Block::Para(format!(
-            "`rK` is an offered rate of K thousand requests/s. Each cell is the p99 latency, from \
-             each request's intended send time, then the server's CPU time per request. A server \
-             keeps up with a rate when it achieves at least {share:.0} % of it with a p99 of at \
-             most {limit} ms, and holds it when it keeps up in the majority of its rounds; each \
-             round's ladder stops at the first rate it cannot keep up with, so `—` is a rate no \
-             round reached. **Capacity** is the rate the server keeps up with in half its runs, \
-             with its 95 % interval: a probit fit of every run of every rung (kept up or not, \
-             against the log of the rate), `≥` where the load tool was the limit above every \
-             rate it held (docs/reading-results.md). Between the last ladder rate held (in \
-             most rounds) and the first not held, `bench run` searches (halving the bracket, \
-             each rate its own {search} rounds) until the two were within {bracket:.0} %, to \
-             put runs where the capacity is; **Searched between** says that bracket, or why \
-             the search stopped (held at the ladder's top, or the load tool's limit above it). \
-             **p99 ≤ 10 ms up to**: the highest rate held with a p99 a user does not notice.",
-            search = sustainable::search_rounds(r.repeat),
-            bracket = (sustainable::BRACKET - 1.0) * 100.0,
-        )));
-        d.push(table(
-            &|m| {
-                format!(
-                    "{} · {}",
-                    opt_ms(m.latency_us.p99),
-                    m.cpu_us_per_request
-                        .map_or("n/a".to_string(), |c| format!("{c:.2}"))
-                )
-            },
-            true,
-        ));
-        d.push(Block::Heading(format!(
-            "`{endpoint}`: requests/s achieved at each offered rate"
-        )));
-        d.push(Block::Para(
-            "The responses per second of the measured window, and their share of the rate \
-             offered."
-                .to_string(),
-        ));
-        d.push(table(
-            &|m| match m.offered_requests_per_s {
-                Some(o) if o > 0.0 => {
-                    format!("{} ({:.0} %)", rps(m), m.requests_per_s / o * 100.0)
-                }
-                _ => rps(m),
-            },
-            false,
-        ));
-        d.push(Block::Heading(format!(
-            "`{endpoint}`: p99.9 ms from the intended send time · from the actual send"
-        )));
-        d.push(Block::Para(
-            "The first figure counts a request from when it was due, so a stall weighs in every \
-             request it held back; the second from when it was sent, the figure of a tool that \
-             waits for an answer before the next request (coordinated omission). `n/a`: the tool \
-             reports no second figure (k6, oha)."
-                .to_string(),
-        ));
-        d.push(table(
-            &|m| {
-                format!(
-                    "{} · {}",
-                    opt_ms(m.latency_us.p999),
-                    opt_ms(m.latency_uncorrected_us.as_ref().and_then(|l| l.p999))
-                )
-            },
-            false,
-        ));
-    }
-    if let Some(rate) = generator_limit(r) {
-        d.push(Block::Para(format!(
-            "The load generator itself was the limit from {} requests/s (†: its thread busy, or \
-             requests due that it never sent): no rung at or above that rate says anything of \
-             a server, so a rate held up to it is a lower bound (`≥`). `cargo bench -p loadgen` \
-             measures where that limit lies on a machine (crates/loadgen/README.md).",
-            thousands(rate)
-        )));
-    }
-    d.push(Block::Para(
-        "† the load tool set the pace of this figure; ‡ the machine did (other work, steal or CPU waits).".to_string(),
-    ));
-}
-
-/// The lowest offered rate at which a rung of any server was the load tool's
-/// ([`sustainable::Held::Tool`]), if any.
-fn generator_limit(r: &Results) -> Option<f64> {
-    r.servers
-        .iter()
-        .flat_map(|s| {
-            let rounds = sustainable::ladder_rounds(s.steps.iter());
-            s.steps
-                .iter()
-                .filter(move |st| sustainable::held(st, rounds) == sustainable::Held::Tool)
-        })
-        .filter_map(sustainable::rate_of)
-        .min_by(f64::total_cmp)
 }
 
 /// Each step's valid median run of `s` on `endpoint` (`None`: not run, invalid or empty).
@@ -703,7 +578,11 @@ fn header(r: &Results) -> Document {
     more.extend(r.notes.iter().map(|n| ("Note", n.clone())));
     header.extend(more.into_iter().map(|(k, v)| (k.to_string(), v)));
     Document {
-        title: format!("{}: {}", r.experiment.to_uppercase(), r.title),
+        title: format!(
+            "{}: {}",
+            r.experiment.to_uppercase(),
+            crate::read::measured_title(&[r])
+        ),
         partial: (!r.complete).then(|| {
             r.incomplete_reason
                 .clone()
@@ -712,496 +591,6 @@ fn header(r: &Results) -> Document {
         header,
         ..Document::default()
     }
-}
-
-/// The sentence that says how sure the figures are, when the run measured them in rounds
-/// (files from before rounds have no intervals, and no such sentence); and, when any figure's
-/// interval is over too few rounds for 95 % ([`few_rounds`]), how many are and what that means.
-fn how_sure(d: &mut Document, r: &Results) {
-    let Some(n) = r
-        .steps()
-        .filter_map(|(_, st)| st.intervals?.requests_per_s.map(|i| i.n))
-        .max()
-    else {
-        return;
-    };
-    let seed = r.seed.map_or(String::new(), |s| format!(" (seed {s})"));
-    let few = few_rounds(r).map_or(String::new(), |few| format!(" {few}"));
-    let precision = aa_pairs(r);
-    let precision = if precision.is_empty() {
-        String::new()
-    } else {
-        format!(
-            " **This run's precision**, from a server measured twice as two copies (an A/A pair, which should differ by nothing; each ratio the median of the rounds' ratios of the two copies' figures, with its interval, CPU per request being the server's own figure even when the load tool set the pace; † and ‡ count each copy's rounds whose pace the load tool set, or that the machine disturbed: a pair the tool set measures the tool's variation more than the server's): {}.",
-            precision.join("; ")
-        )
-    };
-    d.push(Block::Para(format!(
-        "**How sure:** each figure is the median over the run's rounds (up to {n}: every server once per step in each, in a fresh random order{seed}, each on a fresh process), and `[low–high]` beside it is its 95 % confidence interval: the order statistics of the rounds, which hold the true median at least 95 % of the time whatever the figures' distribution. A finding's ratio is the median of the ratios of the two servers' figures in the same round, with its interval; one that holds 1.00 shows no difference at this run's precision.{few}{precision}"
-    )));
-}
-
-/// Every interval of a step's figures, those it has.
-fn each_interval(iv: &Intervals) -> impl Iterator<Item = Interval> {
-    [
-        iv.requests_per_s,
-        iv.cpu_us_per_request,
-        iv.p99_us,
-        iv.mean_us,
-        iv.p50_us,
-        iv.p95_us,
-        iv.p999_us,
-        iv.transfer_bytes_per_s,
-    ]
-    .into_iter()
-    .flatten()
-}
-
-/// How many of the intervals of `r`'s valid steps are over too few rounds for 95 % (E7's
-/// searched rates, of 2 or 3 rounds of their own; a run of fewer than 6 rounds), and what
-/// that means; `None` when none is.
-fn few_rounds(r: &Results) -> Option<String> {
-    let steps: Vec<(&StepResult, Vec<Interval>)> = r
-        .steps()
-        .filter(|(_, st)| st.valid)
-        .filter_map(|(_, st)| Some((st, each_interval(st.intervals.as_ref()?).collect())))
-        .collect();
-    let all: usize = steps.iter().map(|(_, v)| v.len()).sum();
-    let below: Vec<(&StepResult, Vec<Interval>)> = steps
-        .iter()
-        .map(|(st, v)| (*st, v.iter().copied().filter(|i| !i.at_level()).collect()))
-        .filter(|(_, v): &(_, Vec<Interval>)| !v.is_empty())
-        .collect();
-    let count: usize = below.iter().map(|(_, v)| v.len()).sum();
-    if count == 0 {
-        return None;
-    }
-    // By rounds: how many intervals, and the coverage of each.
-    let mut by_n: BTreeMap<usize, (usize, f64)> = BTreeMap::new();
-    for i in below.iter().flat_map(|(_, v)| v) {
-        let e = by_n.entry(i.n).or_insert((0, i.confidence));
-        e.0 += 1;
-    }
-    let rounds: Vec<String> = by_n
-        .iter()
-        .map(|(n, (k, c))| {
-            format!(
-                "{k} over {n} round{}, which hold the median {} of the time",
-                if *n == 1 { "" } else { "s" },
-                bench_model::stats::coverage(*c)
-            )
-        })
-        .collect();
-    let searched = below
-        .iter()
-        .filter(|(st, _)| st.searched_rounds.is_some())
-        .count();
-    let searched = match searched {
-        0 => String::new(),
-        k if k == below.len() => {
-            "; all of them rates the search for the sustainable rate added, each measured in rounds of its own".to_string()
-        }
-        k => format!(
-            "; {k} of them rates the search for the sustainable rate added, each measured in rounds of its own"
-        ),
-    };
-    let example = below[0].1[0];
-    Some(format!(
-        "**Too few rounds for 95 %:** {count} of the run's {all} intervals (in {} of its {} steps{searched}) are over fewer than 6 rounds, too few for a 95 % interval: {}. Such an interval is the lowest and the highest round, and its brackets say its rounds and that chance (`{}`): it is the range its rounds spanned, which misses the true median as often as that chance says it may (half the time for 2 rounds), so read its figure as a rough one.",
-        below.len(),
-        steps.len(),
-        rounds.join("; "),
-        Interval {
-            low: 0.0,
-            high: 1.0,
-            ..example
-        }
-        .bracket(|x| if x == 0.0 { "low" } else { "high" }.to_string())
-    ))
-}
-
-/// One step of an A/A pair: the server's name, its copy, and the step of each.
-struct AaStep<'r> {
-    name: &'r str,
-    copy: &'r ServerResult,
-    first: &'r StepResult,
-    second: &'r StepResult,
-}
-
-/// Every step of every A/A pair of `r` (a server and its copy `NAME#2`) that both copies
-/// measured validly.
-fn aa_steps(r: &Results) -> Vec<AaStep<'_>> {
-    let mut out = Vec::new();
-    for copy in &r.servers {
-        let Some(name) = copy.copy_of() else {
-            continue;
-        };
-        let Some(first) = r.servers.iter().find(|s| s.name == name) else {
-            continue;
-        };
-        for st in first.steps.iter().filter(|st| st.valid) {
-            if let Some(second) = find(copy, &st.endpoint, &st.step).filter(|c| c.valid) {
-                out.push(AaStep {
-                    name,
-                    copy,
-                    first: st,
-                    second,
-                });
-            }
-        }
-    }
-    out
-}
-
-/// A figure of a run, as an A/A pair reads it.
-type AaFigure = fn(&Run) -> Option<f64>;
-
-/// The two figures an A/A pair is read on: requests/s, and CPU per request (the server's own
-/// figure even in a round whose pace the load tool set).
-const AA_FIGURES: [(&str, AaFigure); 2] = [
-    ("requests/s", |m| Some(m.requests_per_s)),
-    ("CPU per request", |m| m.cpu_us_per_request),
-];
-
-impl AaStep<'_> {
-    /// `` `server-prebuilt` over `server-prebuilt#2` at `/` c100 ``.
-    fn what(&self) -> String {
-        format!(
-            "`{}` over `{}` at `{}` {}",
-            self.name, self.copy.name, self.first.endpoint, self.first.step
-        )
-    }
-
-    /// Each figure's ratio, those both copies have in two rounds or more.
-    fn ratios(&self) -> Vec<AaRatio> {
-        AA_FIGURES
-            .iter()
-            .filter_map(|&(label, figure)| {
-                let (x, interval) = self.first.paired_ratio(self.second, figure)?;
-                let side = bench_model::results::aa_one_sided(
-                    &self.first.paired_ratios(self.second, figure),
-                );
-                Some(AaRatio {
-                    label,
-                    x,
-                    interval,
-                    side,
-                })
-            })
-            .collect()
-    }
-
-    /// `6/6 and 5/6` of each copy's rounds that `mark` holds for.
-    fn counted(&self, mark: fn(&Run) -> bool) -> String {
-        let count = |st: &StepResult| {
-            format!(
-                "{}/{}",
-                st.repeats.iter().filter(|m| mark(m)).count(),
-                st.repeats.len()
-            )
-        };
-        format!("{} and {}", count(self.first), count(self.second))
-    }
-}
-
-/// An A/A pair's ratio of one figure on one step.
-struct AaRatio {
-    /// The figure (`requests/s`).
-    label: &'static str,
-    /// The median of the rounds' ratios.
-    x: f64,
-    /// Its interval.
-    interval: Interval,
-    /// Whether the pair differed on it
-    /// ([`aa_one_sided`](bench_model::results::aa_one_sided)).
-    side: Option<bench_model::results::OneSided>,
-}
-
-/// `1.07× [1.01–1.24]`: a ratio and its interval ([`Interval::bracket`]).
-fn times(x: f64, i: &Interval) -> String {
-    format!("{x:.2}× {}", i.bracket(|v| format!("{v:.2}")))
-}
-
-/// What each A/A pair of `r` (a server and its copy `NAME#2`) says of the run's precision, a
-/// line per step both measured in rounds: the copies' ratios of requests/s and of CPU per
-/// request, each with its interval, the rounds, a figure on which every round (or enough of
-/// them for the interval) fell on one side of 1.00, and how many of each copy's rounds the
-/// load tool (`†`) and the machine (`‡`) set (`` `server-prebuilt` over `server-prebuilt#2`
-/// at `/` c100: requests/s 1.07× [1.01–1.24] (all 6 rounds above 1), CPU per request 0.95×
-/// [0.80–1.19], 6 rounds; † 6/6 and 6/6 rounds, ‡ 0/6 and 0/6 ``).
-pub(crate) fn aa_pairs(r: &Results) -> Vec<String> {
-    let mut out = Vec::new();
-    for aa in aa_steps(r) {
-        let ratios = aa.ratios();
-        let Some(n) = ratios.first().map(|a| a.interval.n) else {
-            continue;
-        };
-        let figures: Vec<String> = ratios
-            .iter()
-            .map(|a| {
-                let side = a
-                    .side
-                    .map_or(String::new(), |s| format!(" ({})", s.rounds_text()));
-                format!("{} {}{side}", a.label, times(a.x, &a.interval))
-            })
-            .collect();
-        out.push(format!(
-            "{}: {}, {n} rounds; {} {} rounds, {} {}",
-            aa.what(),
-            figures.join(", "),
-            super::model::TOOL_MARK,
-            aa.counted(Run::tool_set_pace),
-            super::model::MACHINE_MARK,
-            aa.counted(|m| m.disturbed),
-        ));
-    }
-    out
-}
-
-/// The report's first words when an A/A pair of `r` differed (on some step, its requests/s
-/// or CPU-per-request ratio's interval leaves out 1.00:
-/// [`aa_one_sided`](bench_model::results::aa_one_sided)): a statement of this run's
-/// precision, with the difference's size, since two copies of one binary should not differ.
-/// `None` when every pair's intervals hold 1.00, or there is no pair. The markdown report
-/// (right under its title), the page (atop the run's article) and `bench run`'s summary
-/// (before its table) put it first. From the second publish's E3:
-///
-/// > **This run's own A/A pair differed:** `server-prebuilt` over `server-prebuilt#2` at `/`
-/// > c100, requests/s 1.07× [1.01–1.24], all 6 rounds above 1 (the load tool set the pace,
-/// > †, in 6/6 and 6/6 of their rounds): two copies of one binary differed by that much in
-/// > this run, so differences of that size between servers in this run are not findings,
-/// > whatever their intervals say.
-pub fn aa_flag(r: &Results) -> Option<String> {
-    let mut differed = Vec::new();
-    let mut copies: Vec<&str> = Vec::new();
-    for aa in aa_steps(r) {
-        for a in aa.ratios() {
-            let Some(side) = a.side else {
-                continue;
-            };
-            let tool = if aa
-                .first
-                .repeats
-                .iter()
-                .chain(&aa.second.repeats)
-                .any(Run::tool_set_pace)
-            {
-                format!(
-                    " (the load tool set the pace, {}, in {} of their rounds)",
-                    super::model::TOOL_MARK,
-                    aa.counted(Run::tool_set_pace)
-                )
-            } else {
-                String::new()
-            };
-            differed.push(format!(
-                "{}, {} {}, {}{tool}",
-                aa.what(),
-                a.label,
-                times(a.x, &a.interval),
-                side.rounds_text()
-            ));
-            if !copies.contains(&aa.copy.name.as_str()) {
-                copies.push(&aa.copy.name);
-            }
-        }
-    }
-    if differed.is_empty() {
-        return None;
-    }
-    let (pair, size) = match (copies.len(), differed.len()) {
-        (1, 1) => ("pair", "that size"),
-        (1, _) => ("pair", "those sizes"),
-        _ => ("pairs", "those sizes"),
-    };
-    Some(format!(
-        "**This run's own A/A {pair} differed:** {}: two copies of one binary differed by that much in this run, so differences of {size} between servers in this run are not findings, whatever their intervals say.",
-        differed.join("; ")
-    ))
-}
-
-/// Every server's requests/s and CPU per request over the ceiling's in the same round, per
-/// step (`0.94 [0.90–0.98]`, or `0.94 [0.90–0.98; 3 rounds, 75 %]` where too few rounds pair
-/// up for 95 %): the figures that carry across runs and days. At an offered rate
-/// (E7), where the rate sets the requests/s of every server that keeps up, CPU per request,
-/// p99 and p99.9 instead. Nothing for a run without the ceiling in its rounds.
-fn against_ceiling(d: &mut Document, r: &Results) {
-    type Figure = fn(&Run) -> Option<f64>;
-    let ratio = |x: f64| format!("{x:.2}");
-    let text = |p: Option<(f64, Interval)>| {
-        p.map_or("—".to_string(), |(x, i)| {
-            format!("{} {}", ratio(x), i.bracket(ratio))
-        })
-    };
-    // A ladder of offered rates, as the report decides it everywhere.
-    let offered = shown(r).charts == Charts::Rates;
-    let figures: &[(&str, Figure)] = if offered {
-        &[
-            ("CPU/request", |m| m.cpu_us_per_request),
-            ("p99", |m| m.latency_us.p99.map(|v| v as f64)),
-            ("p99.9", |m| m.latency_us.p999.map(|v| v as f64)),
-        ]
-    } else {
-        &[
-            ("requests/s", |m| Some(m.requests_per_s)),
-            ("CPU/request", |m| m.cpu_us_per_request),
-        ]
-    };
-    let mut any = false;
-    // Whether a ratio's interval is below 95 % (too few rounds pair up).
-    let mut below = false;
-    let mut tables = Vec::new();
-    for endpoint in endpoints(r) {
-        let steps: Vec<String> = step_ids(r, &endpoint)
-            .into_iter()
-            .filter(|s| r.ceiling_step(&endpoint, s).is_some())
-            .collect();
-        if steps.is_empty() {
-            continue;
-        }
-        let heads: Vec<String> = steps
-            .iter()
-            .flat_map(|s| figures.iter().map(move |(name, _)| format!("{name} {s}")))
-            .collect();
-        let heads: Vec<&str> = heads.iter().map(String::as_str).collect();
-        let mut t = Table::of(&["Server"], &heads);
-        for s in r.servers.iter().filter(|s| s.name != CEILING) {
-            let mut cells = vec![Cell::text(&s.name)];
-            for step in &steps {
-                let st = find(s, &endpoint, step).filter(|st| st.valid);
-                for (_, figure) in figures {
-                    let x = st.and_then(|st| r.to_ceiling(st, figure));
-                    any |= x.is_some();
-                    below |= x.is_some_and(|(_, i)| !i.at_level());
-                    cells.push(Cell::text(text(x)));
-                }
-            }
-            t.push(&s.name, cells);
-        }
-        tables.push((endpoint, t));
-    }
-    if !any {
-        return;
-    }
-    d.push(Block::Heading("Against the ceiling".to_string()));
-    let interval = if below {
-        "its 95 % interval; where fewer than 6 rounds pair up, the lowest and the highest ratio, with its rounds and the chance it holds the median: `[low–high; 3 rounds, 75 %]`"
-    } else {
-        "its 95 % interval"
-    };
-    let what = if offered {
-        format!(
-            "Each server's CPU per request, p99 and p99.9 latency at each offered rate over the C ceiling's at the same rate in the same round (the median of the rounds' ratios, with {interval}; the offered rate sets every server's requests/s while it keeps up, so those are not compared): above 1.00 it spent more CPU per request, or made its users wait longer, than the loopback's yardstick did under the same load at the same moment."
-        )
-    } else {
-        format!(
-            "Each server's requests/s and CPU per request over the C ceiling's in the same round (the median of the rounds' ratios, with {interval}): above 1.00 it served more, or spent more CPU per request, than the loopback's yardstick did under the same load at the same moment."
-        )
-    };
-    d.push(Block::Para(format!(
-        "{what} These ratios, not the figures themselves, are what can be compared across runs, days and machines: the VM's speed moves both sides alike."
-    )));
-    for (endpoint, t) in tables {
-        d.push(Block::Subheading(format!("`{endpoint}`")));
-        d.push(Block::Table(t));
-    }
-}
-
-/// The sentence that says which figures are the load tool's limit rather than the server's.
-fn tool_limit(d: &mut Document, r: &Results) {
-    let bound = r.tool_bound_steps();
-    let tool = &r.tool;
-    let medians = || {
-        r.steps()
-            .filter_map(|(s, st)| Some((s, st, st.median.as_ref()?)))
-    };
-    let busiest = medians()
-        .filter_map(|(s, st, m)| {
-            let share = m.tool_cpu_percent? / m.tool_cpus.unwrap_or(1).max(1) as f64;
-            Some((share, s, st, m))
-        })
-        .max_by(|a, b| a.0.total_cmp(&b.0));
-    let sentence = if !bound.is_empty() {
-        let list: Vec<String> = bound.iter().map(|b| b.describe()).collect();
-        format!(
-            "**The load tool's limit, not the server's:** {tool} used at least 90 % of the CPUs \
-             it could use (of a CPU on its busiest thread, for a one-thread tool) in {} of the \
-             steps below, so their requests/s (marked †) are the most {tool} could send on this \
-             machine, and the server may do more: {}.",
-            bound.len(),
-            list.join("; ")
-        )
-    } else if let Some((share, s, st, m)) = busiest {
-        format!(
-            "**The load tool's limit:** no step was tool-bound; {tool} used at most {:.0} % of \
-             the CPUs it could use ({} {} {}, {:.0} % of {} CPU{}), so the requests/s below are \
-             the servers' own.",
-            share,
-            s.name,
-            st.endpoint,
-            st.step,
-            m.tool_cpu_percent.unwrap_or(0.0),
-            m.tool_cpus.unwrap_or(1),
-            if m.tool_cpus.unwrap_or(1) == 1 {
-                ""
-            } else {
-                "s"
-            }
-        )
-    } else if medians().next().is_some() {
-        format!(
-            "**The load tool's limit:** this file does not record {tool}'s own CPU (it was written \
-             before bench measured it), so it cannot say which figures {tool} capped."
-        )
-    } else {
-        return;
-    };
-    d.push(Block::Para(sentence));
-}
-
-/// The sentence that says which figures the machine set (other work, steal, CPU waits)
-/// rather than the server, or that it was quiet throughout.
-fn machine_limit(d: &mut Document, r: &Results) {
-    let busy = disturbed_steps(r);
-    let measured: Vec<&Interference> = r
-        .steps()
-        .filter_map(|(_, st)| st.median.as_ref()?.interference.as_ref())
-        .collect();
-    let most = |get: fn(&Interference) -> Option<f64>| {
-        measured
-            .iter()
-            .filter_map(|i| get(i))
-            .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))))
-    };
-    let sentence = if !busy.is_empty() {
-        format!(
-            "**The machine's figures, not the server's:** other work, steal or waits for a CPU \
-             passed their limits in {} of the steps below even after their retries, so their \
-             figures (marked ‡) say what the machine allowed: {}.",
-            busy.len(),
-            busy.join("; ")
-        )
-    } else if !measured.is_empty() {
-        let pct = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.0} %"));
-        format!(
-            "**The machine:** quiet in every step: other work took at most {} of a CPU, steal \
-             at most {}, and the server waited for a CPU at most {} of the time (limits: \
-             {OTHER_CPU_LIMIT} %, {STEAL_LIMIT} %, and {SERVER_WAIT_LIMIT} % of waiting while other work ran).",
-            pct(most(|i| i.other_cpu_percent)),
-            pct(Some(
-                measured.iter().map(|i| i.steal_percent).fold(0.0, f64::max)
-            )),
-            pct(most(|i| i.server_wait_percent))
-        )
-    } else if r.steps().any(|(_, st)| st.median.is_some()) {
-        "**The machine:** this file does not record what else ran on the machine (written \
-         before bench measured it, or its steps were too short to), so it cannot say which \
-         figures the machine set."
-            .to_string()
-    } else {
-        return;
-    };
-    d.push(Block::Para(sentence));
 }
 
 fn resources(d: &mut Document, r: &Results) {
@@ -1241,11 +630,11 @@ fn resources(d: &mut Document, r: &Results) {
             )),
             (None, true) => row.extend(std::iter::repeat_n(Cell::text("n/a"), cols)),
             (Some(run), true) => {
-                let mb = |kb: Option<u64>| {
-                    kb.map_or("n/a".into(), |kb| format!("{:.1}", kb as f64 / 1024.0))
+                let mb =
+                    |kb: Option<u64>| kb.map_or("n/a".into(), |kb| crate::format::mb(kb as f64));
+                let fig = |v: Option<f64>, d: usize| {
+                    v.map_or("n/a".to_string(), |v| crate::format::grouped(v, d))
                 };
-                let fig =
-                    |v: Option<f64>, d: usize| v.map_or("n/a".to_string(), |v| format!("{v:.d$}"));
                 let i = run.interference;
                 let marks = Marks::of(run);
                 row.extend(
@@ -1258,7 +647,7 @@ fn resources(d: &mut Document, r: &Results) {
                             Some(iv) => format!(
                                 "{} {}",
                                 fig(run.cpu_us_per_request, 2),
-                                iv.bracket(|x| format!("{x:.2}"))
+                                iv.bracket(crate::format::cpu)
                             ),
                             None => fig(run.cpu_us_per_request, 2),
                         },
@@ -1267,10 +656,18 @@ fn resources(d: &mut Document, r: &Results) {
                     ]
                     .map(Cell::text),
                 );
+                // The CPU per request (the fifth) is the figure the findings read.
+                let cpu = row.len() - 3;
+                row[cpu] = std::mem::take(&mut row[cpu]).keyed(key(
+                    &s.name,
+                    &st.endpoint,
+                    &st.step,
+                    Quantity::CpuUsPerRequest,
+                ));
                 // The tool's CPU carries its mark, the machine's busy time its own.
                 row.push(match run.tool_cpu_percent {
                     Some(c) => Cell::marked(
-                        format!("{c:.1}"),
+                        crate::format::grouped(c, 1),
                         Marks {
                             machine: false,
                             ..marks
@@ -1280,7 +677,7 @@ fn resources(d: &mut Document, r: &Results) {
                 });
                 row.push(match i.and_then(|i| i.other_cpu_percent) {
                     Some(c) => Cell::marked(
-                        format!("{c:.1}"),
+                        crate::format::grouped(c, 1),
                         Marks {
                             tool: false,
                             ..marks
@@ -1429,9 +826,9 @@ fn rps(r: &Run) -> String {
     thousands(r.requests_per_s)
 }
 
-/// Microseconds as milliseconds with two decimals.
+/// Microseconds as milliseconds with two decimals ([`crate::format::ms`]).
 fn ms(us: u64) -> String {
-    format!("{:.2}", us as f64 / 1000.0)
+    crate::format::ms(us as f64)
 }
 
 fn error_rate(r: &Run) -> String {
@@ -1475,272 +872,4 @@ fn socket_errors(r: &Run) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::path::Path;
-
-    use super::*;
-    use bench_model::results::{Latency, StepResult};
-
-    /// A probe's run: `rps` requests/s, p50 and p99 in µs, `timeouts` errors.
-    fn probe(rps: f64, p50: u64, p99: u64, timeouts: u64) -> Box<Run> {
-        let mut run = Run {
-            requests: (rps * 18.0) as u64,
-            duration_s: 18.0,
-            requests_per_s: rps,
-            latency_us: Latency {
-                p50: Some(p50),
-                p99: Some(p99),
-                ..Latency::default()
-            },
-            ..Run::default()
-        };
-        run.errors.timeout = timeouts;
-        Box::new(run)
-    }
-
-    /// The recorded E4 document, with a baseline step and a probe on every step of
-    /// server-hyper (server-axum keeps none: a file from before probes).
-    fn with_probes() -> Results {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/results-e4.json");
-        let mut r = Results::load(&path).unwrap();
-        let hyper = &mut r.servers[0];
-        assert_eq!(hyper.name, "server-hyper");
-        let mut baseline = StepResult {
-            step: BASELINE.into(),
-            endpoint: PROBE_ENDPOINT.into(),
-            connections: 0,
-            ..hyper.steps[0].clone()
-        };
-        baseline.median = Some(Run {
-            probe: Some(probe(9000.0, 100, 250, 0)),
-            ..Run::default()
-        });
-        hyper.steps.insert(0, baseline);
-        let silent = Box::new(Run {
-            requests: 0,
-            duration_s: 18.0,
-            ..Run::default()
-        });
-        let probes = [
-            ("async", silent),
-            ("sync", probe(7.0, 141_600, 212_400, 2)),
-            ("sync-offload", probe(202.0, 4050, 16_600, 0)),
-        ];
-        for (step, p) in probes {
-            let st = hyper.steps.iter_mut().find(|s| s.step == step).unwrap();
-            st.median.as_mut().unwrap().probe = Some(p);
-        }
-        hyper
-            .steps
-            .iter_mut()
-            .find(|s| s.step == "timer")
-            .unwrap()
-            .valid = false;
-        r
-    }
-
-    #[test]
-    fn the_probe_table_shows_each_scenarios_stall_beside_the_baseline() {
-        let md = markdown(&with_probes());
-        let at = md
-            .find("## The probe: `/api/hello` beside each scenario's load")
-            .expect(&md);
-        let section = &md[at..];
-        assert!(
-            section.contains("load\n\nWhile each scenario's load runs, a probe of 1 connection")
-        );
-        let at = section.find("### `server-hyper`").unwrap();
-        let lines: Vec<&str> = section[at..]
-            .lines()
-            .skip(2)
-            .take_while(|l| l.starts_with('|'))
-            .collect();
-        assert_eq!(
-            lines[0],
-            "| load on | `/api/hello` requests/s | `/api/hello` p50 ms | p99 ms | probe errors | load requests/s |"
-        );
-        assert_eq!(lines[1], "|---|---:|---:|---:|---:|---:|");
-        assert_eq!(
-            lines[2],
-            "| no load (baseline) | 9,000 | 0.10 | 0.25 | 0 | — |"
-        );
-        // A probe that got no answer in its window says so, not "n/a".
-        assert!(
-            lines[3].starts_with("| `/api/async` | 0 | none answered in 18 s | — | 0 | "),
-            "{}",
-            lines[3]
-        );
-        assert!(
-            lines[4].starts_with("| `/api/sync` | 7 | 141.60 | 212.40 | 2 (timeout 2) | "),
-            "{}",
-            lines[4]
-        );
-        assert!(lines[5].starts_with("| `/api/sync-offload` | 202 | 4.05 | 16.60 | 0 | "));
-        // A step without a probe's run says so; an invalid step says that.
-        assert_eq!(
-            lines[6],
-            "| `/api/nexttick` | n/a | n/a | n/a | n/a | 41,000 |"
-        );
-        assert!(
-            lines[7].starts_with("| `/api/timer` | invalid | invalid |"),
-            "{}",
-            lines[7]
-        );
-        assert_eq!(lines.len(), 8);
-        // Only servers with a probe get a table.
-        assert!(!section.contains("### `server-axum`"));
-        // The baseline is no scenario column.
-        let rps = &md[md.find("## Requests/s").unwrap()..md.find("## The probe").unwrap()];
-        assert!(!rps.contains(BASELINE));
-        // A file from before probes has no probe section.
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/results-e4.json");
-        assert!(!markdown(&Results::load(&path).unwrap()).contains("## The probe"));
-    }
-
-    /// The published E4 (node-http's steps, 6 rounds): beside `/api/sync` the probe got no
-    /// answer in rounds 1, 2 and 4. Its p99 counts them at their bound, half the 1 s window
-    /// (`≥ 500.00`, not the 547.33 of the three answered rounds alone), and a line says how
-    /// many rounds were answered; the chart's cell has that p99, marked a lower bound.
-    #[test]
-    fn a_probe_round_without_an_answer_is_counted_at_its_bound_and_said() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/results-e4-rounds.json");
-        let r = Results::load(&path).unwrap();
-        let md = markdown(&r);
-        let at = md.find("### `node-http`").expect(&md);
-        let rows: Vec<&str> = md[at..]
-            .lines()
-            .skip(2)
-            .take_while(|l| l.starts_with('|'))
-            .collect();
-        assert!(
-            rows[3].starts_with("| `/api/sync` | 1 | 547.33 | ≥ 500.00 | 0 | "),
-            "{}",
-            rows[3]
-        );
-        // Every round answered: its p99 as before.
-        assert!(
-            rows[4].starts_with("| `/api/sync-offload` | 9,021 | 0.05 | 2.34 | 0 | "),
-            "{}",
-            rows[4]
-        );
-        assert!(md.contains("\n\nNo answer in a round: `/api/sync`: the probe got an answer in 3 of its 6 rounds (0, 0, 1, 0, 1, 1 requests answered in each 1 s window, one at a time on 1 connection, so it sent at most one more each), and a round without one counts as half its window, 500 ms, the least it waited; so its p99 is a lower bound (≥), and its p50 is over the rounds with an answer.\n"), "{md}");
-        let charts = crate::chart::charts(&r);
-        let latency = charts
-            .iter()
-            .find(|c| {
-                c.group == crate::chart::PROBE_GROUP && c.metric == crate::chart::Metric::Latency
-            })
-            .unwrap();
-        let sync = latency.panels.iter().find(|p| p.title == "sync").unwrap();
-        let c = sync.cells[0];
-        assert_eq!(
-            c.at_least.map(|u| (u.p99_us, u.censored, u.rounds)),
-            Some((500_000.0, 3, 6))
-        );
-        assert!(
-            matches!(c.value, crate::chart::Value::Latency(p) if p.values[3] == Some(500_000)),
-            "{c:?}"
-        );
-        let offload = latency
-            .panels
-            .iter()
-            .find(|p| p.title == "sync-offload")
-            .unwrap();
-        assert_eq!(offload.cells[0].at_least, None);
-    }
-
-    #[test]
-    fn the_probe_has_charts_of_its_own() {
-        let r = with_probes();
-        let charts = crate::chart::charts(&r);
-        let probe: Vec<_> = charts
-            .iter()
-            .filter(|c| c.group == crate::chart::PROBE_GROUP)
-            .collect();
-        assert_eq!(probe.len(), 2, "requests/s and latency");
-        let titles: Vec<&str> = probe[0].panels.iter().map(|p| p.title.as_str()).collect();
-        assert_eq!(
-            titles,
-            [
-                "no load",
-                "async",
-                "sync",
-                "sync-offload",
-                "nexttick",
-                "timer"
-            ]
-        );
-        assert!(charts.iter().all(|c| c.group == crate::chart::PROBE_GROUP
-            || c.panels.iter().all(|p| p.title != BASELINE)));
-    }
-
-    /// A recorded E3 run of 10 rounds with an A/A pair (server-prebuilt and its copy, the
-    /// load tool setting the pace of every round) whose ratios hold 1.00; with `slower`, the
-    /// copy's requests/s at `/` c100 made that much lower in every round, so that every
-    /// round's ratio is above 1.
-    fn e3_aa(slower: f64) -> Results {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/results-e3-rounds.json");
-        let mut r = Results::load(&path).unwrap();
-        let copy = r
-            .servers
-            .iter_mut()
-            .find(|s| s.name == "server-prebuilt#2")
-            .unwrap();
-        let st = copy
-            .steps
-            .iter_mut()
-            .find(|st| st.endpoint == "/" && st.step == "c100")
-            .unwrap();
-        for m in &mut st.repeats {
-            m.requests_per_s *= slower;
-        }
-        st.finish();
-        r
-    }
-
-    /// The A/A line gives each step's requests/s and CPU-per-request ratios, each with its
-    /// bracket, and each copy's rounds the tool (†) or the machine (‡) set; a pair whose
-    /// interval leaves out 1.00 opens the report, and says so in its line too.
-    #[test]
-    fn an_aa_pair_that_differed_opens_the_report() {
-        let same = e3_aa(1.0);
-        let lines = aa_pairs(&same);
-        assert_eq!(lines.len(), 2, "{lines:?}");
-        assert_eq!(
-            lines[0],
-            "`server-prebuilt` over `server-prebuilt#2` at `/` c100: requests/s 1.00× [0.99–1.00], CPU per request 1.00× [1.00–1.01], 10 rounds; † 10/10 and 10/10 rounds, ‡ 0/10 and 0/10"
-        );
-        assert_eq!(aa_flag(&same), None);
-        let md = markdown(&same);
-        assert!(!md.contains("A/A pair differed"), "{md}");
-
-        let differed = e3_aa(0.9);
-        let flag = aa_flag(&differed).unwrap();
-        assert_eq!(
-            flag,
-            "**This run's own A/A pair differed:** `server-prebuilt` over `server-prebuilt#2` at `/` c100, requests/s 1.11× [1.10–1.11], all 10 rounds above 1 (the load tool set the pace, †, in 10/10 and 10/10 of their rounds): two copies of one binary differed by that much in this run, so differences of that size between servers in this run are not findings, whatever their intervals say."
-        );
-        // First, right under the title, before the header and the findings.
-        let md = markdown(&differed);
-        let (title, rest) = md.split_once("\n\n").unwrap();
-        assert!(title.starts_with("# E3: "), "{title}");
-        assert!(rest.starts_with(&format!("{flag}\n\n- Date: ")), "{rest}");
-        assert!(
-            aa_pairs(&differed)[0].contains("requests/s 1.11× [1.10–1.11] (all 10 rounds above 1)"),
-            "{:?}",
-            aa_pairs(&differed)
-        );
-        // The page's article of the run says it first too.
-        let page = crate::html(&[crate::Doc {
-            results: differed,
-            href: None,
-        }]);
-        let article = &page[page.find("<article class=\"run\"").unwrap()..];
-        let flag_at = article
-            .find("<p class=\"precision\"><strong>This run&#39;s own A/A pair differed:</strong>");
-        assert!(
-            flag_at.is_some_and(|at| at < article.find("<h4>").unwrap()),
-            "{article}"
-        );
-    }
-}
+mod tests;

@@ -1,16 +1,21 @@
 //! What the charts show of a results document, as data for [`draw`](super::draw): for each
 //! endpoint (or, when every endpoint has a single step, as E4's scenarios do, for all of them
 //! together) four charts, requests/s, server CPU µs per request, peak RSS and the latency
-//! percentiles; each chart a row per server and a panel per step, sharing one scale.
+//! percentiles; each chart a row per server and a panel per step, sharing one scale. A panel
+//! knows whether a finding reads its figure there (the narrow page shows it first). A CPU
+//! time is its median total, the figure the tables give, drawn split in the proportion of
+//! its user and kernel medians.
 //!
 //! Rows come in pairs: each Rust variant, then the peers it is the analogue of (a peer goes
 //! with the first of its analogues that ran), then what is left (the C ceiling); a gap
 //! separates the pairs, so a variant and the system it mirrors sit together.
 //!
-//! A ladder of offered rates (E7) has no bar charts: per endpoint, [`rate_charts`] gives the
-//! latency percentiles (p50, p99, p99.9, a panel each) and the server's CPU µs per request
-//! against the offered rate, a line per server; a pair shares a colour, its Rust variant
-//! drawn solid and its peers dashed.
+//! A ladder of offered rates (E7) has no bar charts: per endpoint, [`rate_charts`] gives p99
+//! (with the keep-up limit), the server's CPU µs per request, p50 and p99.9 against the
+//! offered rate, each split in panels: first the pair the experiment's findings compare with
+//! the ceiling, then the Rust variants, then the peers (each with the ceiling), so that a
+//! panel holds at most seven lines, each its own colour and marker; a server keeps both in
+//! every panel, a Rust variant drawn solid, a peer dashed.
 
 use bench_model::results::{Intervals, Results, Run, ServerKind, ServerResult, StepResult};
 use bench_model::stats::Interval;
@@ -57,9 +62,17 @@ pub(crate) const PERCENTILES: [&str; 5] = ["p50", "p90", "p95", "p99", "max"];
 pub(crate) enum Value {
     /// A figure (bar charts).
     Bar(f64),
-    /// A figure in two parts drawn end to end: the server's CPU per request, user then
-    /// kernel time.
-    Split(f64, f64),
+    /// The server's CPU per request: its median `total` (the figure every table gives), drawn
+    /// split in the proportion of the medians of its `user` and `kernel` parts (each the
+    /// median of its own rounds, so the two need not add up to the total).
+    Split {
+        /// The median CPU µs per request.
+        total: f64,
+        /// The median user µs per request.
+        user: f64,
+        /// The median kernel µs per request.
+        kernel: f64,
+    },
     /// Percentiles (the latency chart).
     Latency(Percentiles),
     /// The step ran but was invalid.
@@ -128,6 +141,8 @@ impl Cell {
 pub(crate) struct Panel {
     /// The step's label (`c100`, `async`).
     pub title: String,
+    /// Whether a finding of the experiment reads this step (a narrow page shows it first).
+    pub cited: bool,
     /// A cell per row of the chart, in row order.
     pub cells: Vec<Cell>,
 }
@@ -195,8 +210,20 @@ impl Metric {
         };
         match self {
             Metric::Rps => bar(Some(run.requests_per_s)),
-            Metric::Cpu => match (run.cpu_user_us_per_request, run.cpu_kernel_us_per_request) {
-                (Some(u), Some(k)) if u >= 0.0 && k >= 0.0 => Value::Split(u, k),
+            Metric::Cpu => match (
+                run.cpu_us_per_request,
+                run.cpu_user_us_per_request,
+                run.cpu_kernel_us_per_request,
+            ) {
+                (Some(total), Some(user), Some(kernel))
+                    if total.is_finite() && total >= 0.0 && user >= 0.0 && kernel >= 0.0 =>
+                {
+                    Value::Split {
+                        total,
+                        user,
+                        kernel,
+                    }
+                }
                 _ => bar(run.cpu_us_per_request),
             },
             Metric::Rss => bar(run.rss_kb.map(|r| r.peak as f64 / 1024.0)),
@@ -338,6 +365,7 @@ pub(crate) fn charts(r: &Results) -> Vec<Chart> {
             let panels: Vec<Panel> = steps
                 .iter()
                 .map(|(e, st)| Panel {
+                    cited: cited(r, e, st, metric, probe),
                     title: if probe && st == BASELINE {
                         "no load".to_string()
                     } else if group == SAME_STEP {
@@ -364,7 +392,7 @@ pub(crate) fn charts(r: &Results) -> Vec<Chart> {
                 p.cells.iter().any(|c| {
                     matches!(
                         c.value,
-                        Value::Bar(_) | Value::Split(..) | Value::Latency(_)
+                        Value::Bar(_) | Value::Split { .. } | Value::Latency(_)
                     )
                 })
             };
@@ -382,6 +410,26 @@ pub(crate) fn charts(r: &Results) -> Vec<Chart> {
         }
     }
     out
+}
+
+/// Whether a finding of `r`'s experiment reads the figure `metric` shows (of the probe, in
+/// its charts) at the step `step` of `endpoint`.
+pub(crate) fn cited(r: &Results, endpoint: &str, step: &str, metric: Metric, probe: bool) -> bool {
+    use bench_model::experiment::{Pick, Quantity};
+    let reads = |q: Quantity| match q {
+        Quantity::RequestsPerS => metric == Metric::Rps && !probe,
+        Quantity::CpuUsPerRequest => metric == Metric::Cpu && !probe,
+        Quantity::P99Ms => metric == Metric::Latency && !probe,
+        Quantity::ProbeP99Ms => metric == Metric::Latency && probe,
+        Quantity::KeptUp => false,
+    };
+    bench_model::experiment::find(&r.experiment).is_some_and(|e| {
+        e.findings.iter().filter(|f| reads(f.quantity)).any(|f| {
+            [&f.a, &f.b].into_iter().any(|side| {
+                side.endpoint == endpoint && matches!(side.pick, Pick::Step(id) if id == step)
+            })
+        })
+    })
 }
 
 /// The group of a run of one step on every endpoint: its panels are named `endpoint step`.
@@ -457,12 +505,13 @@ fn cell(step: Option<&StepResult>, metric: Metric) -> Cell {
 pub(crate) struct Series {
     /// Its servers.toml name.
     pub name: String,
-    /// What it is (a Rust variant is drawn solid, a peer dashed).
+    /// What it is (a Rust variant is drawn solid, a peer dashed, the ceiling dotted grey).
     pub kind: Kind,
-    /// Its pair ([`paired`]: a Rust variant and its peers), which sets its colour.
-    pub pair: usize,
-    /// Its place within the pair, which sets its marker's shape.
-    pub place: usize,
+    /// Its colour, an index into the chart's palette: one per server, distinct from every
+    /// other line of each panel it is drawn in.
+    pub colour: usize,
+    /// Its marker's shape, an index: distinct within its kind.
+    pub marker: usize,
 }
 
 /// One rung of a server's line.
@@ -488,19 +537,20 @@ pub(crate) struct Point {
     pub tip: String,
 }
 
-/// One panel of a [`RateChart`]: a measure, a line per series.
+/// One panel of a [`RateChart`]: some of its servers, a line each.
 #[derive(Clone, Debug)]
 pub(crate) struct RatePanel {
-    /// The measure (`p99`).
+    /// Who it shows (`the findings' pair and the ceiling`, `Rust variants`, `peers`).
     pub title: String,
-    /// A horizontal line at this value, with its label (p99's keep-up limit).
-    pub limit: Option<(f64, String)>,
-    /// A line per series, in series order: the rungs it ran, lowest rate first.
-    pub lines: Vec<Vec<Point>>,
+    /// Its lines: the index of each one's series in [`RateChart::series`] and the rungs it
+    /// ran, lowest rate first.
+    pub lines: Vec<(usize, Vec<Point>)>,
 }
 
-/// A chart of a ladder of offered rates (E7): figures against the offered rate (a log axis),
-/// a panel per measure sharing one value axis, a line per server.
+/// A chart of a ladder of offered rates (E7): one figure against the offered rate (a log
+/// axis), the servers split in panels sharing one value axis: first the pair its findings
+/// compare with the ceiling, then the Rust variants, then the peers (each with the ceiling to
+/// read them against), so that no panel holds more lines than it can tell apart.
 #[derive(Clone, Debug)]
 pub(crate) struct RateChart {
     /// A short id (`data-chart` in the page).
@@ -511,47 +561,142 @@ pub(crate) struct RateChart {
     pub group: String,
     /// The value axis' title.
     pub axis: &'static str,
-    /// Whether the value axis is logarithmic (both of E7's: its figures span decades, a
-    /// peer's CPU per request at 1,000 requests/s beside a Rust variant's at 100,000) or
-    /// linear from 0.
-    pub log: bool,
+    /// How a value axis tick is written (`1 ms`, `100 µs`).
+    pub tick: fn(f64) -> String,
+    /// A horizontal line at this value in every panel, with what it is (p99's keep-up limit).
+    pub limit: Option<(f64, String)>,
     /// The servers.
     pub series: Vec<Series>,
-    /// The measures.
+    /// The panels.
     pub panels: Vec<RatePanel>,
 }
 
-/// How a rate chart's panel reads a rung's figure from its median run.
+/// How a rate chart reads a rung's figure from its median run.
 type Get = fn(&Run) -> Option<f64>;
 /// And that figure's interval over the rounds.
 type Band = fn(&Intervals) -> Option<Interval>;
 
-/// The charts of a ladder of offered rates, per endpoint: the latency percentiles (p50, p99
-/// with the keep-up limit, p99.9) and the server's CPU µs per request against the offered
-/// rate. Empty for any other document, and leaves out a chart with nothing to draw.
+/// One figure a ladder's charts show against the offered rate.
+struct RateFigure {
+    id: &'static str,
+    title: &'static str,
+    what: &'static str,
+    axis: &'static str,
+    get: (Get, Band),
+    unit: fn(f64) -> String,
+    tick: fn(f64) -> String,
+    limit: bool,
+}
+
+/// The figures of a ladder's charts, in order: p99 (with the keep-up limit; the first, the
+/// page's headline chart of the experiment), CPU per request, p50 and p99.9.
+const RATE_FIGURES: [RateFigure; 4] = [
+    RateFigure {
+        id: "latency-rate",
+        title: "Latency against the offered rate: p99 (from each request's intended send time)",
+        what: "p99",
+        axis: "p99 latency, log scale (less is better)",
+        get: (|m| m.latency_us.p99.map(|v| v as f64), |i| i.p99_us),
+        unit: crate::format::us_label,
+        tick: crate::format::us_label,
+        limit: true,
+    },
+    RateFigure {
+        id: "cpu-rate",
+        title: "Server CPU time per request against the offered rate",
+        what: "CPU µs per request",
+        axis: "CPU µs/request, log scale (less is better)",
+        get: (|m| m.cpu_us_per_request, |i| i.cpu_us_per_request),
+        unit: |us| format!("{} µs/request", crate::format::cpu(us)),
+        tick: |us| {
+            format!(
+                "{} µs",
+                crate::format::grouped(us, if us < 1.0 { 1 } else { 0 })
+            )
+        },
+        limit: false,
+    },
+    RateFigure {
+        id: "p50-rate",
+        title: "p50 latency against the offered rate (from each request's intended send time)",
+        what: "p50",
+        axis: "p50 latency, log scale (less is better)",
+        get: (|m| m.latency_us.p50.map(|v| v as f64), |i| i.p50_us),
+        unit: crate::format::us_label,
+        tick: crate::format::us_label,
+        limit: false,
+    },
+    RateFigure {
+        id: "p999-rate",
+        title: "p99.9 latency against the offered rate (from each request's intended send time)",
+        what: "p99.9",
+        axis: "p99.9 latency, log scale (less is better)",
+        get: (|m| m.latency_us.p999.map(|v| v as f64), |i| i.p999_us),
+        unit: crate::format::us_label,
+        tick: crate::format::us_label,
+        limit: false,
+    },
+];
+
+/// The servers a ladder's findings compare, in their order (E7: `server-prebuilt`,
+/// `node-http`).
+fn findings_servers(r: &Results) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for f in bench_model::experiment::find(&r.experiment).map_or(&[][..], |e| e.findings) {
+        for name in [f.a.server, f.b.server] {
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+/// The charts of a ladder of offered rates, per endpoint and figure ([`RATE_FIGURES`]), each
+/// split in panels (see [`RateChart`]). Empty for any other document, and leaves out a chart
+/// with nothing to draw.
 pub(crate) fn rate_charts(r: &Results) -> Vec<RateChart> {
     if shown(r).charts != Charts::Rates {
         return Vec::new();
     }
     let order = paired(r);
-    let mut pair = 0;
-    let mut place = 0;
+    let pair = findings_servers(r);
+    // Colours and markers: one per server, counted within its kind; the peers' colours
+    // shifted when the findings' peer would take its Rust variant's.
+    let index = |kind: Kind, name: &str| {
+        order
+            .iter()
+            .filter(|(_, row)| row.kind == kind)
+            .position(|(s, _)| s.name == name)
+    };
+    let rust_of_pair = pair.iter().find_map(|n| index(Kind::Rust, n));
+    let peer_of_pair = pair.iter().find_map(|n| index(Kind::Peer, n));
+    let shift = match (rust_of_pair, peer_of_pair) {
+        (Some(a), Some(b)) if a % PALETTE == b % PALETTE => 1,
+        _ => 0,
+    };
+    let marker_shift = match (rust_of_pair, peer_of_pair) {
+        (Some(a), Some(b)) if a % MARKERS == b % MARKERS => 1,
+        _ => 0,
+    };
     let all: Vec<(&ServerResult, Series)> = order
         .iter()
-        .enumerate()
-        .map(|(i, (s, row))| {
-            if row.gap_before && i > 0 {
-                pair += 1;
-                place = 0;
-            }
-            let series = Series {
-                name: s.name.clone(),
-                kind: row.kind,
-                pair,
-                place,
+        .map(|(s, row)| {
+            let k = index(row.kind, &s.name).unwrap_or(0);
+            let (colour, marker) = match row.kind {
+                Kind::Rust => (k % PALETTE, k % MARKERS),
+                Kind::Peer => ((k + shift) % PALETTE, (k + marker_shift) % MARKERS),
+                Kind::Reference => (PALETTE, MARKERS),
             };
-            place += 1;
-            (*s, series)
+            (
+                *s,
+                Series {
+                    name: s.name.clone(),
+                    kind: row.kind,
+                    colour,
+                    marker,
+                },
+            )
         })
         .collect();
     let limit_ms = bench_model::rules::KEEP_UP_P99.as_millis();
@@ -561,13 +706,13 @@ pub(crate) fn rate_charts(r: &Results) -> Vec<RateChart> {
             .iter()
             .filter(|(s, _)| s.steps.iter().any(|st| st.endpoint == endpoint))
             .collect();
-        let line = |s: &ServerResult, get: (Get, Band), what: &str, unit: fn(f64) -> String| {
+        let line = |s: &ServerResult, fig: &RateFigure| {
             let rungs = || s.steps.iter().filter(|st| st.endpoint == endpoint);
             let rounds = sustainable::ladder_rounds(rungs());
             let sustains = sustainable::sustained(&s.steps, &endpoint).and_then(|x| x.rate());
             rungs()
                 .filter_map(|st| {
-                    let mut p = point(st, get, what, unit)?;
+                    let mut p = point(st, fig.get, fig.what, fig.unit)?;
                     p.saturated = sustainable::held(st, rounds) == sustainable::Held::NotHeld;
                     p.sustained = sustains == Some(p.rate);
                     if p.sustained {
@@ -577,77 +722,95 @@ pub(crate) fn rate_charts(r: &Results) -> Vec<RateChart> {
                 })
                 .collect::<Vec<Point>>()
         };
-        let panel = |title: &str,
-                     get: (Get, Band),
-                     limit: Option<(f64, String)>,
-                     unit: fn(f64) -> String| {
-            RatePanel {
-                title: title.to_string(),
-                limit,
-                lines: servers
-                    .iter()
-                    .map(|(s, _)| line(s, get, title, unit))
-                    .collect(),
-            }
+        // Who each panel shows: indices into `servers`.
+        let reference: Vec<usize> = (0..servers.len())
+            .filter(|&i| servers[i].1.kind == Kind::Reference)
+            .collect();
+        let of_kind = |kind: Kind| -> Vec<usize> {
+            (0..servers.len())
+                .filter(|&i| servers[i].1.kind == kind)
+                .collect()
         };
-        let latency = |us: f64| crate::format::us_label(us);
-        let cpu = |us: f64| format!("{} µs/request", crate::format::grouped(us, 2));
-        let charts = [
-            RateChart {
-                id: "latency-rate",
-                title: "Latency against the offered rate (from each request's intended send time)",
-                group: endpoint.clone(),
-                axis: "latency, log scale (less is better)",
-                log: true,
-                series: servers.iter().map(|(_, s)| s.clone()).collect(),
-                panels: vec![
-                    panel(
-                        "p50",
-                        (|m| m.latency_us.p50.map(|v| v as f64), |i| i.p50_us),
-                        None,
-                        latency,
-                    ),
-                    panel(
-                        "p99",
-                        (|m| m.latency_us.p99.map(|v| v as f64), |i| i.p99_us),
-                        Some((
-                            limit_ms as f64 * 1000.0,
-                            format!("{limit_ms} ms: the keep-up limit"),
-                        )),
-                        latency,
-                    ),
-                    panel(
-                        "p99.9",
-                        (|m| m.latency_us.p999.map(|v| v as f64), |i| i.p999_us),
-                        None,
-                        latency,
-                    ),
-                ],
-            },
-            RateChart {
-                id: "cpu-rate",
-                title: "Server CPU time per request against the offered rate",
-                group: endpoint.clone(),
-                axis: "CPU µs/request, log scale (less is better)",
-                log: true,
-                series: servers.iter().map(|(_, s)| s.clone()).collect(),
-                panels: vec![panel(
-                    "CPU µs per request",
-                    (|m| m.cpu_us_per_request, |i| i.cpu_us_per_request),
-                    None,
-                    cpu,
-                )],
-            },
-        ];
-        out.extend(charts.into_iter().filter(|c| {
-            c.panels
+        let paired_in: Vec<usize> = pair
+            .iter()
+            .filter_map(|n| servers.iter().position(|(s, _)| s.name == *n))
+            .collect();
+        let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+        if paired_in.len() == pair.len() && pair.len() >= 2 {
+            let names: Vec<String> = pair.iter().map(|n| n.to_string()).collect();
+            groups.push((
+                format!(
+                    "the findings' {}{}",
+                    names.join(" and "),
+                    if reference.is_empty() {
+                        ""
+                    } else {
+                        ", the ceiling"
+                    }
+                ),
+                paired_in.clone(),
+            ));
+        }
+        for (kind, title) in [(Kind::Rust, "Rust variants"), (Kind::Peer, "peers")] {
+            let members = of_kind(kind);
+            if members.is_empty() || members.iter().all(|i| paired_in.contains(i)) {
+                continue;
+            }
+            groups.push((title.to_string(), members));
+        }
+        if groups.is_empty() {
+            groups.push((
+                "every server".to_string(),
+                (0..servers.len())
+                    .filter(|i| !reference.contains(i))
+                    .collect(),
+            ));
+        }
+        for fig in &RATE_FIGURES {
+            let series: Vec<Series> = servers.iter().map(|(_, s)| s.clone()).collect();
+            let panels: Vec<RatePanel> = groups
                 .iter()
-                .flat_map(|p| p.lines.iter().flatten())
-                .any(|p| p.value.is_some())
-        }));
+                .map(|(title, members)| RatePanel {
+                    title: title.clone(),
+                    lines: members
+                        .iter()
+                        .chain(&reference)
+                        .map(|&i| (i, line(servers[i].0, fig)))
+                        .collect(),
+                })
+                .collect();
+            let chart = RateChart {
+                id: fig.id,
+                title: fig.title,
+                group: endpoint.clone(),
+                axis: fig.axis,
+                tick: fig.tick,
+                limit: fig.limit.then(|| {
+                    (
+                        limit_ms as f64 * 1000.0,
+                        format!("{limit_ms} ms: the keep-up limit"),
+                    )
+                }),
+                series,
+                panels,
+            };
+            let drawn = chart
+                .panels
+                .iter()
+                .flat_map(|p| p.lines.iter().flat_map(|(_, l)| l))
+                .any(|p| p.value.is_some());
+            if drawn {
+                out.push(chart);
+            }
+        }
     }
     out
 }
+
+/// The colours a rate chart's lines take (the ceiling's aside).
+pub(crate) const PALETTE: usize = 7;
+/// The marker shapes they take.
+pub(crate) const MARKERS: usize = 6;
 
 /// The rung `st` as a point of `what` (read by `get` from its median, shown by `unit`); `None`
 /// for a step of no offered rate.

@@ -23,7 +23,7 @@ use std::fmt::Write as _;
 use bench_model::experiment::{self, Experiment, Finding, Measure, Pick, Quantity, Reported, Side};
 use bench_model::results::{Interval, ProbeP99, Results, Run, ServerResult, StepResult};
 
-use super::model::Marks;
+use super::model::{MACHINE_MARK, Marks, ROUND_TRIP_MARK, TOOL_MARK};
 use crate::format::thousands;
 use crate::read::find;
 
@@ -44,6 +44,31 @@ pub fn sentences(r: &Results) -> Vec<String> {
 /// requests/s whose both sides the load tool set gives no ratio of them: it compares the two
 /// servers' CPU per request instead, and says why.
 pub fn sentence(r: &Results, e: &Experiment, f: &Finding) -> Option<String> {
+    said(r, e, f, &|_, text| text.to_string())
+}
+
+/// Where a figure of a sentence is in its run's tables: `server|endpoint|step|quantity`, the
+/// key the page gives both the figure in the finding and the table cell it is read from
+/// (`data-fig`), so that a reader, and the browser test, can find one from the other.
+pub(crate) fn key(server: &str, endpoint: &str, step: &str, q: Quantity) -> String {
+    let quantity = match q {
+        Quantity::RequestsPerS => "rps",
+        Quantity::CpuUsPerRequest => "cpu",
+        Quantity::P99Ms => "p99",
+        Quantity::ProbeP99Ms => "probe-p99",
+        Quantity::KeptUp => "capacity",
+    };
+    format!("{server}|{endpoint}|{step}|{quantity}")
+}
+
+/// [`sentence`], each of its two measured figures (with its marks) written through `mark`
+/// with its [`key`]: the page wraps them so that each can be found in its table.
+pub(crate) fn said(
+    r: &Results,
+    e: &Experiment,
+    f: &Finding,
+    mark: &dyn Fn(&str, &str) -> String,
+) -> Option<String> {
     if f.quantity == Quantity::RequestsPerS && both_tool_bound(r, f) {
         let cpu = Finding {
             quantity: Quantity::CpuUsPerRequest,
@@ -51,7 +76,7 @@ pub fn sentence(r: &Results, e: &Experiment, f: &Finding) -> Option<String> {
             article: None,
             ..*f
         };
-        let said = sentence(r, e, &cpu)?;
+        let said = said(r, e, &cpu, mark)?;
         return Some(format!(
             "The load tool set both `{}`'s and `{}`'s requests/s, so they give no ratio; instead, {said}",
             f.a.server, f.b.server
@@ -69,54 +94,41 @@ pub fn sentence(r: &Results, e: &Experiment, f: &Finding) -> Option<String> {
         .replace("{a}", &format!("`{}`", f.a.server))
         .replace("{b}", &format!("`{}`", f.b.server))
         .replace("{x}", &format!("{bound}{}", ratio(x)));
-    // Where, then the two figures: ` here (`/`, 100 connections: 154,877 vs 78,798 requests/s)`.
-    let figures = format!(
-        "{} vs {}",
-        a.shown(f.quantity, false),
-        b.shown(f.quantity, true)
-    );
+    // Where, then the two figures, each with its marks as its table cell has them:
+    // ` here (`/`, 100 connections: 154,877 ‡ vs 78,798 requests/s)`.
+    let shown = |side: &Side, read: &Read, unit: bool| {
+        let k = key(side.server, side.endpoint, &read.step, f.quantity);
+        let figure = mark(&k, &read.shown(f.quantity));
+        let unit = if unit { read.unit(f.quantity) } else { "" };
+        format!("{figure}{unit}")
+    };
+    let figures = format!("{} vs {}", shown(&f.a, &a, false), shown(&f.b, &b, true));
     let at = if f.a.endpoint == f.b.endpoint && f.a.pick == f.b.pick {
         match f.a.pick {
             Pick::Step(_) => format!(
                 "`{}`, {} connection{}: ",
                 f.a.endpoint,
-                a.connections,
+                thousands(a.connections as f64),
                 if a.connections == 1 { "" } else { "s" }
             ),
-            Pick::Best => format!("`{}`, the best of its steps: ", f.a.endpoint),
+            Pick::Best if a.step == b.step => format!(
+                "`{}`, the best of its steps, {} connections for both: ",
+                f.a.endpoint,
+                thousands(a.connections as f64)
+            ),
+            Pick::Best => format!(
+                "`{}`, the best of its steps ({} vs {}): ",
+                f.a.endpoint, a.step, b.step
+            ),
             Pick::KeptUp => format!("`{}`: ", f.a.endpoint),
         }
     } else {
         String::new()
     };
-    let sure = paired.map_or(String::new(), |(_, i)| {
-        let end = |x: f64| {
-            if x.is_finite() && x > 0.0 {
-                plain_ratio(x)
-            } else if x > 0.0 {
-                "∞".to_string()
-            } else {
-                "0".to_string()
-            }
-        };
-        let range = format!("{}–{}", end(i.low), end(i.high));
-        // `95 % CI 1.85–2.01, 7 rounds`; below the level its rounds and real coverage.
-        let mut said = if f.quantity == Quantity::KeptUp {
-            format!(
-                "; {} {range}, from the {} runs of both servers' rates",
-                i.label(),
-                i.n
-            )
-        } else if i.at_level() {
-            format!("; {} {range}, {} rounds", i.label(), i.n)
-        } else {
-            format!("; {range}, {}, too few for a 95 % interval", i.label())
-        };
-        if bound.is_empty() && i.holds(1.0) {
-            said.push_str(": no difference shown at this run's precision");
-        }
-        said
-    });
+    let sure = match paired {
+        Some((_, i)) => how_sure(f, bound, &i),
+        None => no_interval(r, f, &a, &b),
+    };
     let censored = if f.quantity == Quantity::ProbeP99Ms {
         [(&f.a, &a), (&f.b, &b)]
             .into_iter()
@@ -132,24 +144,9 @@ pub fn sentence(r: &Results, e: &Experiment, f: &Finding) -> Option<String> {
         format!("; {censored}")
     };
     let _ = write!(text, " here ({at}{figures}{sure}{censored})");
-    let marks = Marks {
-        // Requests/s the tool set are said as a bound above; other figures keep the mark.
-        tool: (a.marks.tool || b.marks.tool)
-            && !matches!(
-                f.quantity,
-                Quantity::CpuUsPerRequest | Quantity::RequestsPerS
-            ),
-        machine: a.marks.machine || b.marks.machine,
-        round_trips: a.marks.round_trips || b.marks.round_trips,
-    };
-    if marks.tool {
-        text.push_str(" (tool-bound)");
-    }
-    if marks.machine {
-        text.push_str(" (machine-disturbed)");
-    }
-    if marks.round_trips {
-        text.push_str(" (set by the round trips)");
+    let marked = marks_said(f, &a, &b);
+    if !marked.is_empty() {
+        let _ = write!(text, " ({marked})");
     }
     if let Some(y) = article(e, f) {
         let _ = write!(text, "; the article: {}", ratio(y.0));
@@ -159,6 +156,141 @@ pub fn sentence(r: &Results, e: &Experiment, f: &Finding) -> Option<String> {
     }
     text.push('.');
     Some(text)
+}
+
+/// What a sentence says of its ratio's interval `i`: `; 95 % CI 1.85–2.01, 7 rounds`, below
+/// the level its rounds and real coverage; a ratio that is a bound (`at least`) says how the
+/// two relate: each round's ratio is a bound, so the interval's low end (high end, for `at
+/// most`) is the bound at 95 %.
+fn how_sure(f: &Finding, bound: &str, i: &Interval) -> String {
+    let end = |x: f64| {
+        if x.is_finite() && x > 0.0 {
+            plain_ratio(x)
+        } else if x > 0.0 {
+            "∞".to_string()
+        } else {
+            "0".to_string()
+        }
+    };
+    let range = format!("{}–{}", end(i.low), end(i.high));
+    let mut said = if f.quantity == Quantity::KeptUp {
+        format!(
+            "; {} {range}, from the {} runs of both servers' rates",
+            i.label(),
+            i.n
+        )
+    } else if i.at_level() {
+        format!("; {} {range}, {} rounds", i.label(), i.n)
+    } else {
+        format!("; {range}, {}, too few for a 95 % interval", i.label())
+    };
+    if bound.is_empty() && i.holds(1.0) {
+        said.push_str(": no difference shown at this run's precision");
+    }
+    let level = if i.at_level() {
+        "at 95 %".to_string()
+    } else {
+        format!("{} of the time", bench_model::stats::coverage(i.confidence))
+    };
+    match bound {
+        "at least " if f.quantity == Quantity::KeptUp => said.push_str(&format!(
+            ": a capacity beyond the rates tried makes the ratio a lower bound, {level} at least {}",
+            end(i.low)
+        )),
+        "at least " => said.push_str(&format!(
+            ": each round's ratio is a lower bound{}, so the ratio is, {level}, at least {}",
+            why_bound(f.quantity),
+            end(i.low)
+        )),
+        "at most " if f.quantity == Quantity::KeptUp => said.push_str(&format!(
+            ": a capacity beyond the rates tried makes the ratio an upper bound, {level} at most {}",
+            end(i.high)
+        )),
+        "at most " => said.push_str(&format!(
+            ": each round's ratio is an upper bound{}, so the ratio is, {level}, at most {}",
+            why_bound(f.quantity),
+            end(i.high)
+        )),
+        _ => {}
+    }
+    said
+}
+
+/// Why a ratio of `q` is a bound: ` (the load tool's limit)` for requests/s, ` (a round
+/// without an answer counts at the least it waited)` for the probe's p99.
+fn why_bound(q: Quantity) -> &'static str {
+    match q {
+        Quantity::ProbeP99Ms => " (a round without an answer counts at the least it waited)",
+        Quantity::RequestsPerS => " (the load tool's limit)",
+        _ => "",
+    }
+}
+
+/// Why a sentence of a run in rounds has no interval (nothing for a run not in rounds, whose
+/// sentences have none).
+fn no_interval(r: &Results, f: &Finding, a: &Read, b: &Read) -> String {
+    if r.seed.is_none() {
+        return String::new();
+    }
+    let why = match (f.a.pick, f.b.pick) {
+        (Pick::Best, _) | (_, Pick::Best) if a.step != b.step => format!(
+            "the two best steps differ ({} and {}), so no round measured both",
+            a.step, b.step
+        ),
+        _ if r.repeat < 2 => "a run of one round".to_string(),
+        _ => "fewer than 2 rounds measured both".to_string(),
+    };
+    format!("; no interval: {why}")
+}
+
+/// What a sentence says of its figures' marks, naming the side each is on: `‡ the machine was
+/// busy while `fastify` was measured, so it may have set that figure`; requests/s the load
+/// tool set are said as a bound (`≥`, `at least`), not here.
+fn marks_said(f: &Finding, a: &Read, b: &Read) -> String {
+    let sides = |of: fn(&Marks) -> bool| -> Vec<&str> {
+        [(&f.a, a), (&f.b, b)]
+            .into_iter()
+            .filter(|(_, read)| of(&read.marks))
+            .map(|(side, _)| side.server)
+            .collect()
+    };
+    let named = |servers: &[&str]| -> (String, &'static str) {
+        let list: Vec<String> = servers.iter().map(|s| format!("`{s}`")).collect();
+        match list.len() {
+            1 => (list[0].clone(), "that figure"),
+            _ => (list.join(" and "), "those figures"),
+        }
+    };
+    let mut out = Vec::new();
+    let tool = sides(|m| m.tool);
+    if !tool.is_empty()
+        && !matches!(
+            f.quantity,
+            Quantity::RequestsPerS | Quantity::CpuUsPerRequest
+        )
+    {
+        let (who, what) = named(&tool);
+        out.push(format!(
+            "{TOOL_MARK} the load tool was ≥ 90 % busy while {who} {} measured, so it may have set {what}",
+            if tool.len() == 1 { "was" } else { "were" }
+        ));
+    }
+    let machine = sides(|m| m.machine);
+    if !machine.is_empty() {
+        let (who, what) = named(&machine);
+        out.push(format!(
+            "{MACHINE_MARK} the machine was busy while {who} {} measured, so it may have set {what}",
+            if machine.len() == 1 { "was" } else { "were" }
+        ));
+    }
+    let trips = sides(|m| m.round_trips);
+    if !trips.is_empty() {
+        let (who, what) = named(&trips);
+        out.push(format!(
+            "{ROUND_TRIP_MARK} the connections' round trips set {what}, {who}'s"
+        ));
+    }
+    out.join("; ")
 }
 
 /// What finding `f` compares in `r`: both sides' figures, whether the ratio is a bound, the
@@ -232,7 +364,7 @@ pub(crate) fn compared(r: &Results, f: &Finding) -> Option<Compared> {
         });
     }
     // Measured in rounds: the ratio of each round's two figures, their median and interval.
-    let paired = paired(sa, sb, f);
+    let paired = paired(sa, sb, f, (&a.step, &b.step));
     let x = paired.as_ref().map_or(a.x / b.x, |p| p.0);
     Some(Compared {
         a,
@@ -261,6 +393,9 @@ struct Read {
     at_least: bool,
     marks: Marks,
     connections: usize,
+    /// The step it was read from (the best one, for [`Pick::Best`]); `capacity` for
+    /// [`Pick::KeptUp`], which is read from every rung.
+    step: String,
     /// The probe's rounds when one got no answer ([`ProbeP99`]).
     unanswered: Option<ProbeP99>,
 }
@@ -297,10 +432,10 @@ pub(crate) fn probe_answers(p: &ProbeP99) -> String {
     let n = p.rounds.len();
     let got = n - p.censored();
     format!(
-        "got an answer in {got} of its {n} rounds ({} requests answered in {window}, one at a time on {} connection, so it sent at most one more each), and a round without one counts as half its window, {} ms, the least it waited",
+        "got an answer in {got} of its {n} rounds ({} requests answered in {window}, one at a time on {} connection, so it sent at most one more each), and a round without one counts as half its window, {}, the least it waited",
         answered.join(", "),
         experiment::probe(std::time::Duration::ZERO, false).connections,
-        ms(bound / 1000.0)
+        crate::format::us_label(bound)
     )
 }
 
@@ -311,29 +446,35 @@ fn trim(s: f64) -> String {
 }
 
 impl Read {
-    /// The figure as a sentence shows it, with its unit when `unit`.
-    fn shown(&self, q: Quantity, unit: bool) -> String {
-        let (x, u) = match q {
-            Quantity::RequestsPerS | Quantity::KeptUp => (thousands(self.x), " requests/s"),
-            Quantity::CpuUsPerRequest => (format!("{:.1}", self.x), " µs"),
-            Quantity::P99Ms | Quantity::ProbeP99Ms => (ms(self.x), " ms"),
+    /// The figure as a sentence shows it, written as its table cell is (the same function,
+    /// from the same value) with its marks; requests/s the load tool set read `≥` instead of
+    /// `†`.
+    fn shown(&self, q: Quantity) -> String {
+        let x = match q {
+            Quantity::RequestsPerS | Quantity::KeptUp => thousands(self.x),
+            Quantity::CpuUsPerRequest => crate::format::cpu(self.x),
+            Quantity::P99Ms | Quantity::ProbeP99Ms => crate::format::grouped(self.x, 2),
+        };
+        // Requests/s the tool set read `≥`; a CPU time per request is the server's own.
+        let marks = Marks {
+            tool: self.marks.tool
+                && !matches!(q, Quantity::RequestsPerS | Quantity::CpuUsPerRequest),
+            ..self.marks
         };
         format!(
             "{}{x}{}",
             if self.at_least { "≥ " } else { "" },
-            if unit { u } else { "" }
+            marks.suffix()
         )
     }
-}
 
-/// Milliseconds to three significant figures or so (`0.36`, `23.5`, `463`, `1,830`).
-fn ms(x: f64) -> String {
-    if x < 1.0 {
-        format!("{x:.2}")
-    } else if x < 100.0 {
-        format!("{x:.1}")
-    } else {
-        thousands(x)
+    /// The figure's unit, as a sentence gives it after the second figure.
+    fn unit(&self, q: Quantity) -> &'static str {
+        match q {
+            Quantity::RequestsPerS | Quantity::KeptUp => " requests/s",
+            Quantity::CpuUsPerRequest => " µs",
+            Quantity::P99Ms | Quantity::ProbeP99Ms => " ms",
+        }
     }
 }
 
@@ -353,14 +494,22 @@ fn plain_ratio(x: f64) -> String {
     ratio(x).trim_end_matches('×').to_string()
 }
 
-/// The paired comparison of finding `f` when both sides are one step measured in rounds:
-/// each round's figure of `a` over the same round's figure of `b`, their median and its
-/// interval ([`StepResult::paired_ratio`]). `None` for a
-/// run without rounds, fewer than two paired rounds, or a side that is not one step.
-fn paired(a: &ServerResult, b: &ServerResult, f: &Finding) -> Option<(f64, Interval)> {
-    let (Pick::Step(ia), Pick::Step(ib)) = (f.a.pick, f.b.pick) else {
-        return None;
-    };
+/// The paired comparison of finding `f` when both sides are one step measured in rounds
+/// (`steps`: the steps read, the best one of each for [`Pick::Best`]): each round's figure of
+/// `a` over the same round's figure of `b`, their median and its interval
+/// ([`StepResult::paired_ratio`]). `None` for a run without rounds, fewer than two paired
+/// rounds, a side read from every rung ([`Pick::KeptUp`]), or two best steps that differ.
+fn paired(
+    a: &ServerResult,
+    b: &ServerResult,
+    f: &Finding,
+    (ia, ib): (&str, &str),
+) -> Option<(f64, Interval)> {
+    match (f.a.pick, f.b.pick) {
+        (Pick::Step(_), Pick::Step(_)) => {}
+        (Pick::Best, Pick::Best) if ia == ib => {}
+        _ => return None,
+    }
     let (sta, stb) = (find(a, f.a.endpoint, ia)?, find(b, f.b.endpoint, ib)?);
     if !(sta.valid && stb.valid) {
         return None;
@@ -393,6 +542,7 @@ fn read(s: &ServerResult, side: &Side, q: Quantity) -> Option<Read> {
             at_least: unanswered.is_some(),
             marks: Marks::of(m),
             connections: st.connections,
+            step: st.step.clone(),
             unanswered,
         })
     };
@@ -435,6 +585,7 @@ fn kept_up(s: &ServerResult, endpoint: &str) -> Option<Read> {
         at_least: c.at_least(),
         marks: above_marks(&sus, s, endpoint, marks),
         connections: sus.held.map_or(0, |(_, st)| st.connections),
+        step: "capacity".to_string(),
         unanswered: None,
     })
 }
@@ -607,8 +758,9 @@ mod tests {
         }
         st.finish();
         let said = sentences(&r);
+        // The mark beside the figure it is on, and the side named.
         assert!(
-            said[0].contains(" requests/s) (machine-disturbed); the article"),
+            said[0].contains(": 81,103 ‡ vs 12,883 requests/s) (‡ the machine was busy while `server-prebuilt` was measured, so it may have set that figure); the article"),
             "{said:?}"
         );
         // The denominator's requests/s the tool set: node-http could serve at least that
@@ -624,7 +776,7 @@ mod tests {
             "{said:?}"
         );
         assert!(
-            said[0].contains("(`/`, 100 connections: 81,103 vs ≥ 12,883 requests/s) (machine-disturbed); the article"),
+            said[0].contains("(`/`, 100 connections: 81,103 ‡ vs ≥ 12,883 requests/s) (‡ the machine was busy while `server-prebuilt` was measured, so it may have set that figure); the article"),
             "{said:?}"
         );
         assert!(!said[0].contains("tool-bound"), "{said:?}");
@@ -638,7 +790,7 @@ mod tests {
         assert_eq!(
             sentences(&r),
             [
-                "The load tool set both `server-prebuilt`'s and `node-http`'s requests/s, so they give no ratio; instead, `server-prebuilt` uses 0.16× `node-http`'s CPU per request here (`/`, 100 connections: 12.2 vs 77.6 µs) (machine-disturbed)."
+                "The load tool set both `server-prebuilt`'s and `node-http`'s requests/s, so they give no ratio; instead, `server-prebuilt` uses 0.16× `node-http`'s CPU per request here (`/`, 100 connections: 12.22 ‡ vs 77.62 µs) (‡ the machine was busy while `server-prebuilt` was measured, so it may have set that figure)."
             ]
         );
         // The numerator's alone: a lower bound.
@@ -650,7 +802,7 @@ mod tests {
         let said = sentences(&r);
         assert!(said[0].contains(" serves at least 6.30× "), "{said:?}");
         assert!(
-            said[0].contains(": ≥ 81,103 vs 12,883 requests/s)"),
+            said[0].contains(": ≥ 81,103 ‡ vs 12,883 requests/s)"),
             "{said:?}"
         );
     }
@@ -722,12 +874,12 @@ mod tests {
         assert_eq!(said.len(), 2, "{said:?}");
         assert_eq!(
             said[0],
-            "While `/api/sync` blocks `node-http`'s event loop, its probe on `/api/hello` waits at least 3,307× its idle p99 here (≥ 500 vs 0.16 ms; 95 % CI 2,328–4,668, 6 rounds; `node-http`'s probe beside `/api/sync` got an answer in 3 of its 6 rounds (0, 0, 1, 0, 1, 1 requests answered in each 1 s window, one at a time on 1 connection, so it sent at most one more each), and a round without one counts as half its window, 500 ms, the least it waited: so its p99 is a lower bound)."
+            "While `/api/sync` blocks `node-http`'s event loop, its probe on `/api/hello` waits at least 3,307× its idle p99 here (≥ 500.00 vs 0.16 ms; 95 % CI 2,328–4,668, 6 rounds: each round's ratio is a lower bound (a round without an answer counts at the least it waited), so the ratio is, at 95 %, at least 2,328; `node-http`'s probe beside `/api/sync` got an answer in 3 of its 6 rounds (0, 0, 1, 0, 1, 1 requests answered in each 1 s window, one at a time on 1 connection, so it sent at most one more each), and a round without one counts as half its window, 500 ms, the least it waited: so its p99 is a lower bound)."
         );
         // The remedy's probe always answered: an exact figure, nothing more said.
         assert_eq!(
             said[1],
-            "With the same work offloaded (`/api/sync-offload`), `node-http`'s probe p99 is 14.6× its idle one here (2.3 vs 0.16 ms; 95 % CI 11.0–18.3, 6 rounds)."
+            "With the same work offloaded (`/api/sync-offload`), `node-http`'s probe p99 is 14.6× its idle one here (2.34 vs 0.16 ms; 95 % CI 11.0–18.3, 6 rounds)."
         );
     }
 
@@ -751,7 +903,7 @@ mod tests {
         let e7 = load("e7-20261201T220239Z.json");
         let said = sentences(&e7);
         assert!(
-            said[0].starts_with("`server-prebuilt` keeps up with at least 1.77× the offered rate `node-http` does here (`/hello`: ≥ 32,533 vs 14,328 requests/s; 95 % CI 1.77–∞, from the 9 runs of both servers' rates)"),
+            said[0].starts_with("`server-prebuilt` keeps up with at least 1.77× the offered rate `node-http` does here (`/hello`: ≥ 32,533 vs 14,328 requests/s; 95 % CI 1.77–∞, from the 9 runs of both servers' rates: a capacity beyond the rates tried makes the ratio a lower bound, at 95 % at least 1.77)"),
             "{said:?}"
         );
     }

@@ -18,12 +18,15 @@ pub fn interval_words(i: &Interval, f: impl Fn(f64) -> String) -> String {
     format!("{}: {}–{}", i.label(), f(i.low), f(i.high))
 }
 
-/// `x` with thousands separators and `decimals` decimals (`2,500.61`).
+/// `x` with thousands separators and `decimals` decimals (`2,500.61`), rounded half away
+/// from zero as [`thousands`] is (`107,820.5` → `107,821` at no decimals): the one way every
+/// figure is written, in the charts, the tables, the findings and the README, so that one
+/// value never reads two ways.
 pub fn grouped(x: f64, decimals: usize) -> String {
     if !x.is_finite() {
         return "n/a".into();
     }
-    let s = format!("{:.*}", decimals, x.abs());
+    let s = round_half_away(x.abs(), decimals);
     let (int, frac) = s.split_once('.').unwrap_or((&s, ""));
     let mut out = thousands(int.parse::<f64>().unwrap_or(0.0));
     if !frac.is_empty() {
@@ -34,6 +37,81 @@ pub fn grouped(x: f64, decimals: usize) -> String {
         out.insert(0, '-');
     }
     out
+}
+
+/// An offered rate, short: `500`, `1k`, `2.5k`, `160k`, `1M`.
+pub fn rate(rate: f64) -> String {
+    let trim = |x: f64| {
+        let s = grouped(x, 1);
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    };
+    if rate >= 1_000_000.0 {
+        format!("{}M", trim(rate / 1_000_000.0))
+    } else if rate >= 1000.0 {
+        format!("{}k", trim(rate / 1000.0))
+    } else {
+        trim(rate)
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+pub fn listed(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// Microseconds as milliseconds with two decimals (`23,540` → `23.54`): every latency the
+/// tables and findings give in ms.
+pub fn ms(us: f64) -> String {
+    grouped(us / 1000.0, 2)
+}
+
+/// Microseconds with two decimals (`15,426.19`): every CPU time per request.
+pub fn cpu(us: f64) -> String {
+    grouped(us, 2)
+}
+
+/// KiB as MB (MiB) with one decimal (`4096` → `4.0`): every RSS.
+pub fn mb(kb: f64) -> String {
+    grouped(kb / 1024.0, 1)
+}
+
+/// `x` (not negative) with `decimals` decimals, rounded half away from zero: the exact
+/// decimal value of `x`, so that only a true tie (`107,820.5`, `0.125`) rounds up where
+/// `format!` would round it to even; `8.395`, stored as 8.39499…, stays `8.39`.
+fn round_half_away(x: f64, decimals: usize) -> String {
+    // Every decimal digit of a double this side of 2^-60 is exact within 64 places past the
+    // ones shown; a tie is a 5 followed by zeros only.
+    const MORE: usize = 64;
+    let long = format!("{:.*}", decimals + MORE, x);
+    let (head, tail) = long.split_at(long.len() - MORE);
+    let tie = tail.starts_with('5') && tail[1..].bytes().all(|b| b == b'0');
+    if !tie {
+        return format!("{:.*}", decimals, x);
+    }
+    // Up by one in the last place shown, carrying.
+    let head = head.trim_end_matches('.');
+    let mut digits: Vec<u8> = head.bytes().collect();
+    let mut i = digits.len();
+    loop {
+        if i == 0 {
+            digits.insert(0, b'1');
+            break;
+        }
+        i -= 1;
+        match digits[i] {
+            b'.' => continue,
+            b'9' => digits[i] = b'0',
+            d => {
+                digits[i] = d + 1;
+                break;
+            }
+        }
+    }
+    String::from_utf8(digits).unwrap_or_default()
 }
 
 /// `s` with `&`, `<`, `>`, `"` and `'` escaped, for XML and HTML text and attributes.
@@ -58,9 +136,9 @@ pub fn us_label(us: f64) -> String {
         let s = if x >= 100.0 {
             grouped(x, 0)
         } else if x >= 10.0 {
-            format!("{x:.1}")
+            grouped(x, 1)
         } else {
-            format!("{x:.2}")
+            grouped(x, 2)
         };
         if s.contains('.') {
             s.trim_end_matches('0').trim_end_matches('.').to_string()
@@ -179,6 +257,28 @@ mod tests {
         assert_eq!(grouped(-1234.5, 1), "-1,234.5");
         assert_eq!(grouped(-0.001, 1), "0.0");
         assert_eq!(grouped(185_209.4, 0), "185,209");
+        // Half away from zero, as `thousands`: one value, one text.
+        assert_eq!(grouped(107_820.5, 0), "107,821");
+        assert_eq!(grouped(107_820.5, 0), thousands(107_820.5));
+        assert_eq!(grouped(0.125, 2), "0.13");
+        assert_eq!(grouped(-2.5, 0), "-3");
+        assert_eq!(grouped(8.395, 2), "8.39", "8.39499… is no tie");
+        assert_eq!(grouped(9.995, 2), "9.99");
+        assert_eq!(grouped(99.5, 0), "100");
+        assert_eq!(grouped(0.5, 0), "1");
+        assert_eq!(grouped(1_458.175, 2), "1,458.17");
+        for x in [0.0, 1.0, 12.345, 1e6 + 0.5, 3.999_999, 1_234.567_8] {
+            for d in 0..4 {
+                let ours: f64 = grouped(x, d).replace(',', "").parse().unwrap();
+                assert!(
+                    (ours - x).abs() <= 0.5 * 10f64.powi(-(d as i32)) + 1e-9,
+                    "{x} {d}"
+                );
+            }
+        }
+        assert_eq!(ms(23_540.0), "23.54");
+        assert_eq!(cpu(15_426.186), "15,426.19");
+        assert_eq!(mb(4096.0), "4.0");
         assert_eq!(
             escape(r#"<a href="x">&'"#),
             "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"

@@ -318,7 +318,7 @@ fn cell(s: &ServerResult, c: &Column) -> Cell {
         let (x, mark) = match c.figure {
             Figure::RequestsPerS => (Some(thousands(m.requests_per_s)), marks(m)),
             Figure::CpuUsPerRequest => (
-                m.cpu_us_per_request.map(|x| format!("{x:.2}")),
+                m.cpu_us_per_request.map(crate::format::cpu),
                 if m.disturbed {
                     format!(" {MACHINE_MARK}")
                 } else {

@@ -2,24 +2,31 @@
 //! styles, the sorting script and the charts are inline, and its Content-Security-Policy
 //! forbids loading anything), so it opens the same from a `file://` URL, offline.
 //!
-//! Layout: a header (what the page holds, how to read the marks, links to each experiment);
+//! Layout: a header that says what the page is from before any figure (`html/header.rs`: the
+//! commit, machine, kernel, dates, rounds and disturbed runs of its files, which servers'
+//! code changed since, that the absolute figures are that day's, links to the newest dated
+//! note and docs/reading-results.md, the one key of the marks and brackets, the contents);
 //! then the findings (per experiment, its sentences and its headline chart: see
-//! [`findings`](super::findings)); then one section per experiment (E1 … E5, then any other),
-//! with the article's question and load, and its runs newest first. Each run: which of its
-//! servers' code changed since it (given the workspace to ask git; [`stale`](super::stale)),
-//! its provenance folded in a `<details>` (the commit as a short hash and the run's date show;
-//! the report's header: date, machine, kernel, git revision, tool and exact command, open on a
-//! click), the article's reported figures
-//! beside this run's for the same systems and their Rust analogues, the charts of
-//! [`chart`](super::chart) (requests/s, server CPU µs per request, peak RSS, latency
-//! percentiles on a log axis), the report's tables (the same [model](super::model) the
-//! markdown is written from; sortable: see `html/page.js`), and the fairness table (bytes
-//! per response and the extra header fields of each server).
+//! [`findings`](super::findings)), each figure of a sentence marked with the table cell it is
+//! read from (`data-fig`); then one section per experiment (E1 … E7, then any other), titled
+//! by what its runs measured ([`measured_title`]), with the article's question and load, and
+//! its runs newest first; then the sections of `bench instructions`, `bench tools compare`
+//! and `bench idle` files. Each run: which of its servers' code changed since it (given the
+//! workspace to ask git; [`stale`](super::stale)), its provenance folded in a `<details>`,
+//! the article's reported figures beside this run's, the charts of [`chart`](super::chart),
+//! the report's tables (the same [model](super::model) the markdown is written from;
+//! sortable: see `html/page.js`), and the fairness table.
+//!
+//! Each chart is drawn twice ([`draw::Layout`]): wide, and narrow (its panels stacked, the
+//! one a finding reads first), and the stylesheet shows the one that fits the window (below
+//! 700 px the narrow one). A table keeps its first column while its figures scroll sideways,
+//! with a hint when it overflows; on a wide window it may be wider than the text.
 //!
 //! Nothing on the page names a machine path or a local port ([`findings::public`](crate::format::public)):
 //! a machine path becomes its file name, `http://127.0.0.1:PORT` becomes `http://SERVER`.
 //!
-//! Files: this one (the page and its parts), `model_html.rs` (the report's model as HTML, which the other reports' sections use too),
+//! Files: this one (the page and its parts), `html/header.rs` (the top of the page),
+//! `model_html.rs` (the report's model as HTML, which the other reports' sections use too),
 //! `html/page.css` and `html/page.js` (inlined).
 
 use std::fmt::Write as _;
@@ -27,24 +34,29 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use bench_model::experiment::{self, Reported};
+use bench_model::results::idle::IdleResults;
+use bench_model::results::instructions::InstructionResults;
+use bench_model::results::tools::ToolResults;
 use bench_model::results::{Results, ServerResult};
 
 use super::build::{analogue, document, figure};
 use super::chart::{Kind, charts, paired, rate_charts};
-use super::draw::{self, draw};
+use super::draw::{self, Layout, draw};
 use super::format::{date, escape, grouped, inline};
 use super::model::{Document, partial};
 use super::other::OtherResults;
 use crate::error::ReportError;
 use crate::findings;
 use crate::model_html::{body, separated};
-use crate::read::{endpoints, find};
+use crate::read::{endpoints, find, measured_title};
+use crate::stale::{staleness, staleness_named};
+
+mod header;
+
+use header::Links;
 
 const CSS: &str = include_str!("html/page.css");
 const JS: &str = include_str!("html/page.js");
-
-/// The width the charts are drawn at (they scale with the page).
-const CHART_WIDTH: f64 = 1000.0;
 
 /// One results document for the page.
 pub struct Doc {
@@ -55,8 +67,17 @@ pub struct Doc {
     pub href: Option<String>,
 }
 
+/// The results files of the other kinds a page holds.
+#[derive(Default)]
+struct Others {
+    instructions: Vec<InstructionResults>,
+    tools: Vec<ToolResults>,
+    idle: Vec<IdleResults>,
+}
+
 /// Reads each results file and writes the page of them all to `out`; with the workspace
-/// `root`, each run says which of its servers' code changed since.
+/// `root`, each run says which of its servers' code changed since, and the header links the
+/// workspace's docs/reading-results.md and newest dated note, relative to `out`.
 pub fn write_html(files: &[PathBuf], out: &Path, root: Option<&Path>) -> Result<(), ReportError> {
     let out_dir = out.parent().map(Path::to_path_buf).unwrap_or_default();
     let same_dir = |f: &Path| {
@@ -70,15 +91,13 @@ pub fn write_html(files: &[PathBuf], out: &Path, root: Option<&Path>) -> Result<
         }
     };
     let mut docs = Vec::new();
-    let mut counted = Vec::new();
-    let mut compared = Vec::new();
-    let mut idle = Vec::new();
+    let mut others = Others::default();
     for f in files {
         if let Some(other) = OtherResults::load(f)? {
             match other {
-                OtherResults::Instructions(r) => counted.push(r),
-                OtherResults::Tools(r) => compared.push(*r),
-                OtherResults::Idle(r) => idle.push(r),
+                OtherResults::Instructions(r) => others.instructions.push(r),
+                OtherResults::Tools(r) => others.tools.push(*r),
+                OtherResults::Idle(r) => others.idle.push(r),
             }
             continue;
         }
@@ -88,38 +107,10 @@ pub fn write_html(files: &[PathBuf], out: &Path, root: Option<&Path>) -> Result<
             .flatten();
         docs.push(Doc { results, href });
     }
-    let mut page = html_at(&docs, root);
-    let mut sections = Vec::new();
-    if !counted.is_empty() {
-        sections.push((
-            super::instructions::html_section(&counted),
-            "<li><a href=\"#instructions\">Instructions per request</a>: the servers' cost under callgrind</li>",
-        ));
-    }
-    if !compared.is_empty() {
-        sections.push((
-            super::tools::html_section(&compared),
-            "<li><a href=\"#tools\">Load tools compared</a>: one server, several tools, the same load</li>",
-        ));
-    }
-    if !idle.is_empty() {
-        sections.push((
-            super::idle::html_section(&idle),
-            "<li><a href=\"#idle\">Idle connections</a>: each server's memory with many open</li>",
-        ));
-    }
-    for (section, link) in &sections {
-        // After the experiments' sections (and those before it), before the page's script.
-        if let Some(at) = page.rfind("<script>") {
-            page.insert_str(at, section);
-        }
-        if let Some(at) = page.find("</ul></nav>") {
-            page.insert_str(at, link);
-        }
-    }
-    if !sections.is_empty() {
-        page = crate::format::public(&page);
-    }
+    let links = root.map_or_else(Links::default, |root| {
+        Links::from(absent_as_dot(&out_dir), root)
+    });
+    let page = render(&docs, &others, root, &links);
     fs::write(out, page).map_err(|source| ReportError::Io {
         path: out.to_path_buf(),
         source,
@@ -142,8 +133,17 @@ pub fn html(docs: &[Doc]) -> String {
 
 /// The page of `docs`: grouped by experiment (E1 … E5, then others by id), each group's runs
 /// newest first; with the workspace `root`, each run opens with the servers whose code
-/// changed since it.
+/// changed since it, and the header links the workspace's documents as the page in
+/// docs/results would.
 pub fn html_at(docs: &[Doc], root: Option<&Path>) -> String {
+    let links = root.map_or_else(Links::default, |root| {
+        Links::from(&root.join("docs/results"), root)
+    });
+    render(docs, &Others::default(), root, &links)
+}
+
+/// The page of `docs` and `others`.
+fn render(docs: &[Doc], others: &Others, root: Option<&Path>, links: &Links) -> String {
     let mut groups: Vec<(String, Vec<&Doc>)> = Vec::new();
     for d in docs {
         let id = d.results.experiment.to_lowercase();
@@ -168,8 +168,74 @@ pub fn html_at(docs: &[Doc], root: Option<&Path>) -> String {
         });
     }
 
+    // Every file, for the header: its label, its provenance and its staleness.
+    fn names<'a>(it: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+        let mut v: Vec<&str> = Vec::new();
+        for n in it {
+            if !v.contains(&n) {
+                v.push(n);
+            }
+        }
+        v
+    }
+    let mut sources: Vec<header::Source<'_>> = Vec::new();
+    for (id, runs) in &groups {
+        for d in runs {
+            sources.push(header::Source {
+                label: id.to_uppercase(),
+                header: &d.results.header,
+                stale: root.map(|root| staleness(&d.results, root)),
+            });
+        }
+    }
+    let named = |h: &bench_model::results::Header, servers: Vec<&str>| {
+        root.map(|root| staleness_named(h.git.revision.as_deref(), &servers, root))
+    };
+    for r in &others.instructions {
+        let servers = names(r.measurements.iter().map(|m| m.server.as_str()));
+        sources.push(header::Source {
+            label: "instructions".into(),
+            header: &r.header,
+            stale: named(&r.header, servers),
+        });
+    }
+    for r in &others.tools {
+        sources.push(header::Source {
+            label: "tools".into(),
+            header: &r.header,
+            stale: named(&r.header, vec![r.server.name.as_str()]),
+        });
+    }
+    for r in &others.idle {
+        let servers = names(r.servers.iter().map(|s| s.name.as_str()));
+        sources.push(header::Source {
+            label: "idle".into(),
+            header: &r.header,
+            stale: named(&r.header, servers),
+        });
+    }
+    let mut sections: Vec<(&str, &str)> = Vec::new();
+    if !others.instructions.is_empty() {
+        sections.push((
+            "instructions",
+            "Instructions per request: the servers' cost under callgrind",
+        ));
+    }
+    if !others.tools.is_empty() {
+        sections.push((
+            "tools",
+            "Load tools compared: one server, several tools, the same load",
+        ));
+    }
+    if !others.idle.is_empty() {
+        sections.push((
+            "idle",
+            "Idle connections: each server's memory with many open",
+        ));
+    }
+
     let mut body = String::new();
-    intro(&mut body, &groups);
+    header::header(&mut body, &groups, &sources, links, &sections);
     let results: Vec<(String, Vec<&Results>)> = groups
         .iter()
         .map(|(id, runs)| (id.clone(), runs.iter().map(|d| &d.results).collect()))
@@ -179,12 +245,25 @@ pub fn html_at(docs: &[Doc], root: Option<&Path>) -> String {
         charts_html(r)
             .into_iter()
             .next()
-            .map(|c| c.replacen("<svg class=\"chart\"", "<svg class=\"headline-chart\"", 1))
+            .map(|c| c.replace("<svg class=\"chart ", "<svg class=\"headline-chart "))
     };
     page_section(&mut body, &results, &headline);
     for (id, runs) in &groups {
         section(&mut body, id, runs, root);
     }
+    if !others.instructions.is_empty() {
+        body.push_str(&super::instructions::html_section(
+            &others.instructions,
+            root,
+        ));
+    }
+    if !others.tools.is_empty() {
+        body.push_str(&super::tools::html_section(&others.tools, root));
+    }
+    if !others.idle.is_empty() {
+        body.push_str(&super::idle::html_section(&others.idle, root));
+    }
+    body.push_str("</main>\n");
     // No machine paths, no local ports (see `findings::public`).
     crate::format::public(&format!(
         r#"<!DOCTYPE html>
@@ -206,48 +285,16 @@ pub fn html_at(docs: &[Doc], root: Option<&Path>) -> String {
     ))
 }
 
-fn intro(out: &mut String, groups: &[(String, Vec<&Doc>)]) {
-    let n: usize = groups.iter().map(|(_, v)| v.len()).sum();
-    let _ = write!(
-        out,
-        r#"<header>
-<h1>HTTP servers side by side: the five articles' experiments, TechEmpower's profile, the open-loop profile, instructions per request</h1>
-<p>{n} results file{} of <code>bench run</code>, made into this page by <code>bench report --html</code>. Each experiment mirrors a published benchmark: its own systems (the <em>peers</em>) run beside a Rust analogue of each. The articles' figures came from other machines: context, not targets.</p>
-<p class="key"><span class="sw" style="background:{}"></span>Rust variant <span class="sw" style="background:{}"></span>peer (the article's system) <span class="sw" style="background:{}"></span>reference (analogue of none) · <b>†</b> the load generator was ≥ 90 % busy, so it may have set the pace (a lighter, dashed bar) · <span class="invalid-key">✕ invalid</span> the step did not measure what it should · — the server did not run the step · n/a not measured. Tables sort by clicking a column's head.</p>
-<nav><ul>"#,
-        if n == 1 { "" } else { "s" },
-        draw::RUST,
-        draw::PEER,
-        draw::REFERENCE,
-    );
-    for (id, runs) in groups {
-        let _ = write!(
-            out,
-            r##"<li><a href="#{}">{}</a>: {}</li>"##,
-            escape(id),
-            escape(&id.to_uppercase()),
-            escape(&title_of(id, runs))
-        );
-    }
-    out.push_str("</ul></nav>\n</header>\n<main>\n");
-}
-
-fn title_of(id: &str, runs: &[&Doc]) -> String {
-    experiment::find(id)
-        .map(|e| e.title.to_string())
-        .or_else(|| runs.first().map(|d| d.results.title.clone()))
-        .unwrap_or_default()
-}
-
 fn section(out: &mut String, id: &str, runs: &[&Doc], root: Option<&Path>) {
     let e = experiment::find(id);
+    let results: Vec<&Results> = runs.iter().map(|d| &d.results).collect();
     let _ = writeln!(
         out,
         r#"<section class="experiment" id="{}">
 <h2>{}: {}</h2>"#,
         escape(id),
         escape(&id.to_uppercase()),
-        escape(&title_of(id, runs))
+        escape(&measured_title(&results))
     );
     if let Some(e) = e {
         let _ = writeln!(
@@ -276,12 +323,13 @@ fn run(out: &mut String, d: &Doc, e: Option<&experiment::Experiment>, root: Opti
     let _ = writeln!(
         out,
         r#"<article class="run" id="{}">
-<h3>Run of {} · {} · {}, {} repeat{}</h3>"#,
+<h3>Run of {} · {} · {}, {} {}{}</h3>"#,
         escape(&run_id(r)),
         escape(&r.header.started_utc),
         escape(&r.tool),
         if r.quick { "quick" } else { "full length" },
         r.repeat,
+        if r.seed.is_some() { "round" } else { "repeat" },
         if r.repeat == 1 { "" } else { "s" }
     );
     let doc = document(r, root);
@@ -310,27 +358,44 @@ fn run(out: &mut String, d: &Doc, e: Option<&experiment::Experiment>, root: Opti
     out.push_str("</article>\n");
 }
 
-/// Each chart of `r` as a `<figure>`, in order.
+/// Each chart of `r` as a `<figure>` of two drawings, wide and narrow (the stylesheet shows
+/// the one that fits), in order.
 fn charts_html(r: &Results) -> Vec<String> {
+    let svg = |id: &str, label: &str, class: &str, drawn: draw::Drawn| {
+        format!(
+            r#"<svg class="chart {class}" data-chart="{id}" viewBox="0 0 {} {:.0}" role="img" aria-label="{}" font-family="{}">{}</svg>"#,
+            drawn.width,
+            drawn.height.ceil(),
+            escape(label),
+            draw::FONT,
+            drawn.body
+        )
+    };
     let bars = charts(r).into_iter().map(|c| {
         let label = format!("{} · {}", c.metric.title(), c.group);
-        (c.metric.id(), label, draw(&c, CHART_WIDTH))
+        let id = c.metric.id();
+        (
+            id,
+            svg(id, &label, "wide", draw(&c, &Layout::WIDE)),
+            svg(id, &label, "narrow", draw(&c, &Layout::NARROW)),
+        )
     });
     let lines = rate_charts(r).into_iter().map(|c| {
         let label = format!("{} · {}", c.title, c.group);
-        (c.id, label, draw::draw_rates(&c, CHART_WIDTH))
+        (
+            c.id,
+            svg(c.id, &label, "wide", draw::draw_rates(&c, &Layout::WIDE)),
+            svg(
+                c.id,
+                &label,
+                "narrow",
+                draw::draw_rates(&c, &Layout::NARROW),
+            ),
+        )
     });
     bars.chain(lines)
-        .map(|(id, label, drawn)| {
-            format!(
-                r#"<figure><svg class="chart" data-chart="{}" viewBox="0 0 {} {:.0}" role="img" aria-label="{}" font-family="{}">{}</svg></figure>"#,
-                id,
-                drawn.width,
-                drawn.height.ceil(),
-                escape(&label),
-                draw::FONT,
-                drawn.body
-            )
+        .map(|(id, wide, narrow)| {
+            format!(r#"<figure class="chart" data-chart="{id}">{wide}{narrow}</figure>"#)
         })
         .collect()
 }
@@ -436,7 +501,7 @@ fn reported(out: &mut String, r: &Results, e: &experiment::Experiment) {
     let _ = writeln!(
         out,
         r#"<h4>The article's figures beside this run's</h4>
-<div class="scroll"><table class="sortable reported">
+<div class="tbl"><div class="scroll"><table class="sortable reported">
 <thead><tr><th><button type="button">System (article)</button></th><th><button type="button">Measure</button></th><th><button type="button">At (ours)</button></th><th class="num"><button type="button">Article</button></th><th class="num"><button type="button">Ours: the peer</button></th><th><button type="button">Ours: its Rust analogues</button></th></tr></thead>
 <tbody>"#
     );
@@ -460,12 +525,21 @@ fn reported(out: &mut String, r: &Results, e: &experiment::Experiment) {
         };
         let _ = writeln!(
             out,
-            r#"<tr><td>{}</td><td>{}</td><td><code>{}</code> {}</td><td class="num">{}</td><td class="num {peer_class}">{}</td><td class="wrap">{}</td></tr>"#,
+            r#"<tr><td>{}</td><td>{}</td><td><code>{}</code> {}</td><td class="num">{}</td><td class="num {peer_class}"{}>{}</td><td class="wrap">{}</td></tr>"#,
             escape(f.system),
             escape(f.measure.unit()),
             escape(f.endpoint),
             escape(f.step),
             escape(f.figure),
+            // The cell starts with the peer's name: it sorts by its figure.
+            peer.and_then(|p| ours(p, f)
+                .0
+                .replace(',', "")
+                .split(' ')
+                .next()?
+                .parse::<f64>()
+                .ok())
+                .map_or(String::new(), |v| format!(" data-v=\"{v}\"")),
             escape(&peer_cell),
             escape(&if rust.is_empty() {
                 "—".to_string()
@@ -474,7 +548,7 @@ fn reported(out: &mut String, r: &Results, e: &experiment::Experiment) {
             })
         );
     }
-    out.push_str("</tbody></table></div>\n");
+    out.push_str("</tbody></table></div></div>\n");
     if !e.reported_note.is_empty() {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", inline(e.reported_note));
     }
@@ -505,7 +579,7 @@ fn ours(s: &ServerResult, f: &Reported) -> (String, &'static str) {
 fn fairness(out: &mut String, r: &Results) {
     let eps = endpoints(r);
     out.push_str(
-        "<h4>Fairness: the bytes each server sends</h4>\n<div class=\"scroll\"><table class=\"sortable fairness\">\n<thead><tr><th><button type=\"button\">Server</button></th><th><button type=\"button\">Kind</button></th><th><button type=\"button\">Analogue of</button></th>",
+        "<h4>Fairness: the bytes each server sends</h4>\n<div class=\"tbl\"><div class=\"scroll\"><table class=\"sortable fairness\">\n<thead><tr><th><button type=\"button\">Server</button></th><th><button type=\"button\">Kind</button></th><th><button type=\"button\">Analogue of</button></th>",
     );
     for e in &eps {
         let _ = write!(
@@ -564,11 +638,46 @@ fn fairness(out: &mut String, r: &Results) {
             })
         );
     }
-    out.push_str("</tbody></table></div>\n");
+    out.push_str("</tbody></table></div></div>\n");
+}
+
+/// The delimiters of a figure in a sentence, between the page's marking of it and its
+/// `<span>` (private-use characters, which no text has and escaping leaves alone).
+const FIG_OPEN: char = '\u{E000}';
+const FIG_KEY: char = '\u{E001}';
+const FIG_CLOSE: char = '\u{E002}';
+
+/// A figure of a sentence, marked with the key of its table cell ([`findings::key`]).
+fn marked(key: &str, text: &str) -> String {
+    format!("{FIG_OPEN}{key}{FIG_KEY}{text}{FIG_CLOSE}")
+}
+
+/// The marked figures of an escaped sentence as `<span class="fig" data-fig="KEY">`: a reader
+/// (and the browser test) finds the cell of the same key in the run's tables.
+fn figure_spans(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(at) = rest.find(FIG_OPEN) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + FIG_OPEN.len_utf8()..];
+        let (Some(k), Some(c)) = (after.find(FIG_KEY), after.find(FIG_CLOSE)) else {
+            break;
+        };
+        let _ = write!(
+            out,
+            "<span class=\"fig\" data-fig=\"{}\">{}</span>",
+            &after[..k],
+            &after[k + FIG_KEY.len_utf8()..c]
+        );
+        rest = &after[c + FIG_CLOSE.len_utf8()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// One experiment's findings on the page: its id, title, the sentences (each with the run it
-/// is read from: the newest of `runs`, newest first, that has it), and its headline chart.
+/// is read from: the newest of `runs`, newest first, that has it; each of its two figures a
+/// `span` keyed to its table cell), and its headline chart.
 pub(crate) fn page_section(
     out: &mut String,
     groups: &[(String, Vec<&Results>)],
@@ -579,7 +688,7 @@ pub(crate) fn page_section(
     );
     for (id, runs) in groups {
         let e = experiment::find(id);
-        let title = e.map(|e| e.title).unwrap_or_default();
+        let title = measured_title(runs);
         let _ = writeln!(
             out,
             "<div class=\"finding\"><h3><a href=\"#{}\">{}</a>{}</h3>",
@@ -588,7 +697,7 @@ pub(crate) fn page_section(
             if title.is_empty() {
                 String::new()
             } else {
-                format!(": {}", escape(title))
+                format!(": {}", escape(&title))
             }
         );
         let said: Vec<(String, &Results)> = e
@@ -597,7 +706,7 @@ pub(crate) fn page_section(
                     .iter()
                     .filter_map(|f| {
                         runs.iter()
-                            .find_map(|r| Some((findings::sentence(r, e, f)?, *r)))
+                            .find_map(|r| Some((findings::said(r, e, f, &marked)?, *r)))
                     })
                     .collect()
             })
@@ -608,7 +717,7 @@ pub(crate) fn page_section(
                 let _ = writeln!(
                     out,
                     "<li>{} <a class=\"from\" href=\"#{}\">(run of {})</a></li>",
-                    inline(text),
+                    figure_spans(&inline(text)),
                     escape(r.file_name().trim_end_matches(".json")),
                     escape(date(&r.header.started_utc))
                 );

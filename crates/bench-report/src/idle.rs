@@ -20,8 +20,8 @@ pub const HEADER: [&str; 5] = [
 pub fn cells(s: &IdleServer, connections: usize) -> Vec<String> {
     vec![
         s.name.clone(),
-        format!("{:.1}", s.before_kb as f64 / 1024.0),
-        format!("{:.1}", s.with_kb as f64 / 1024.0),
+        crate::format::mb(s.before_kb as f64),
+        crate::format::mb(s.with_kb as f64),
         crate::format::thousands(connections as f64),
         crate::format::thousands(s.bytes_per_connection as f64),
     ]
@@ -86,7 +86,7 @@ pub fn markdown_report(r: &IdleResults) -> String {
 
 /// The page's section of `bench idle` results files, newest first: per file its provenance
 /// and its table.
-pub(super) fn html_section(docs: &[IdleResults]) -> String {
+pub(super) fn html_section(docs: &[IdleResults], root: Option<&std::path::Path>) -> String {
     use std::fmt::Write as _;
     let esc = crate::format::escape;
     let mut out = String::from(
@@ -109,6 +109,14 @@ pub(super) fn html_section(docs: &[IdleResults]) -> String {
             dirty(&r.header, " (dirty)"),
             esc(&r.header.command.join(" "))
         );
+        out.push_str(&crate::stale::stale_box(
+            &r.header,
+            &r.servers
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>(),
+            root,
+        ));
         out.push_str(&table_html(&model_table(r)));
         out.push_str("</article>\n");
     }
@@ -160,7 +168,7 @@ mod tests {
         );
         assert_eq!(IdleResults::load(&path).unwrap(), r);
         assert!(bench_model::results::tools::ToolResults::load(&path).is_err());
-        let html = html_section(std::slice::from_ref(&r));
+        let html = html_section(std::slice::from_ref(&r), None);
         assert!(
             html.contains("<td>server-prebuilt</td><td class=\"num\">4.0</td>"),
             "{html}"

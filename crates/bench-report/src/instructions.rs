@@ -94,7 +94,7 @@ pub fn markdown_report(r: &InstructionResults) -> String {
 /// The page's section of `bench instructions` results files, newest first: per file its
 /// provenance line, a sortable table (one row per server and target, a column per mode) and
 /// the notes on what callgrind counts.
-pub(super) fn html_section(docs: &[InstructionResults]) -> String {
+pub(super) fn html_section(docs: &[InstructionResults], root: Option<&std::path::Path>) -> String {
     use std::fmt::Write as _;
     let esc = crate::format::escape;
     let mut out = String::from(
@@ -120,6 +120,19 @@ pub(super) fn html_section(docs: &[InstructionResults]) -> String {
             r.counts.connections,
             esc(&r.header.command.join(" "))
         );
+        out.push_str(&crate::stale::stale_box(
+            &r.header,
+            &{
+                let mut v: Vec<&str> = Vec::new();
+                for m in &r.measurements {
+                    if !v.contains(&m.server.as_str()) {
+                        v.push(&m.server);
+                    }
+                }
+                v
+            },
+            root,
+        ));
         out.push_str(&table_html(&model_table(r)));
         out.push_str("<ul class=\"notes\">");
         for (s, why) in &r.not_measured {
@@ -176,7 +189,7 @@ mod tests {
 
     #[test]
     fn the_page_section_is_a_sortable_table_with_no_outside_resource() {
-        let html = html_section(&[recorded()]);
+        let html = html_section(&[recorded()], None);
         assert!(html.contains("<table class=\"sortable\">"));
         assert!(html.contains("<td>server-prebuilt</td><td><code>/</code></td>"));
         assert_eq!(html.matches("<th class=\"num\">").count(), 3);

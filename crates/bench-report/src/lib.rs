@@ -16,7 +16,9 @@
 //!
 //! [`svg`] draws, per endpoint, requests/s, server CPU µs per request, peak RSS and the
 //! latency percentiles (log axis) as one SVG file; [`write_beside`] writes both next to a
-//! results file. [`html`] makes one self-contained page of many results files, grouped by
+//! results file. Every figure, in a chart, a table, a finding or the README, is written by
+//! one function from one value ([`format::grouped`], which rounds half away from zero as
+//! [`format::thousands`] does), and a report's title says only what its run measured. [`html`] makes one self-contained page of many results files, grouped by
 //! experiment (see its module), and [`instructions`] the table of a `bench instructions`
 //! results file (in the markdown beside it and as a section of the page); [`tools`] and
 //! [`idle`] the tables of a `bench tools compare` and a `bench idle` results file (on the
@@ -29,13 +31,15 @@
 //!
 //! Files: `model.rs` (a report as data: headings, paragraphs, lists and tables of cells
 //! with their marks; its markdown), `build.rs` (the model of a results file, from its
-//! experiment's declaration), `stale.rs` (the commits since a run to its servers' code),
-//! `findings.rs` (the sentences a report and the page open with, computed from the figures),
-//! `html.rs` (the page; with `html/`: the model as HTML, the
-//! page's CSS and script), `svg.rs`; `chart.rs` (what a chart shows: rows, panels, cells)
-//! and `draw.rs` (a chart as SVG), which the SVG file and the page share; `read.rs` (what
-//! every report reads of a run alike: its endpoints and steps, the marks and their footnotes),
-//! `format.rs` (number formats, dates, escaping) and `error.rs` (the crate's one error type).
+//! experiment's declaration; with `build/`: E7's ladder, the limits, the precision),
+//! `stale.rs` (the commits since a run to its servers' code), `findings.rs` (the sentences a
+//! report and the page open with, computed from the figures), `html.rs` (the page; with
+//! `html/`: its header, CSS and script), `svg.rs`; `chart.rs` (what a chart shows: rows,
+//! panels, cells) and `draw.rs` (a chart as SVG, wide or narrow; with `draw/`: bars, lines
+//! against the rate, axes, and the test that no text overlaps another), which the SVG file
+//! and the page share; `read.rs` (what every report reads of a run alike: its endpoints and
+//! steps, its title, the marks and their footnotes), `format.rs` (number formats, dates,
+//! escaping) and `error.rs` (the crate's one error type).
 //! Each module imports the ones it needs by name; this file only declares them and says what
 //! the crate offers, so no module depends on the crate's root.
 

@@ -92,6 +92,9 @@ pub(crate) struct Cell {
     pub marks: Marks,
     /// The step it reads was invalid: `Some(reason)` (the page shows the reason on hover).
     pub invalid: Option<Option<String>>,
+    /// Which figure of a finding it holds, when one is read from it
+    /// ([`findings::key`](crate::findings::key)): the page marks the cell with it.
+    pub key: Option<String>,
 }
 
 impl Cell {
@@ -116,6 +119,14 @@ impl Cell {
         Cell {
             invalid: Some(reason.map(str::to_string)),
             ..Cell::text("invalid")
+        }
+    }
+
+    /// The cell marked as holding the figure `key` names.
+    pub fn keyed(self, key: String) -> Cell {
+        Cell {
+            key: Some(key),
+            ..self
         }
     }
 

@@ -50,7 +50,9 @@ pub(crate) fn table(out: &mut String, t: &Table, order: &[(&ServerResult, PairRo
     let mut rows: Vec<_> = t.rows.iter().collect();
     rows.sort_by_key(|row| rank(&row.server));
 
-    out.push_str("<div class=\"scroll\"><table class=\"sortable\">\n<thead><tr>");
+    out.push_str(
+        "<div class=\"tbl\"><div class=\"scroll\"><table class=\"sortable\">\n<thead><tr>",
+    );
     for c in &t.columns {
         let _ = write!(
             out,
@@ -79,7 +81,7 @@ pub(crate) fn table(out: &mut String, t: &Table, order: &[(&ServerResult, PairRo
         }
         out.push_str("</tr>\n");
     }
-    out.push_str("</tbody></table></div>\n");
+    out.push_str("</tbody></table></div></div>\n");
 }
 
 /// Writes one `<td>`: a figure right-aligned with thousands separators; an invalid step's
@@ -122,6 +124,9 @@ fn cell(out: &mut String, c: &Cell, figure: bool) {
     }
     if let Some(t) = title {
         let _ = write!(out, " title=\"{}\"", escape(&t));
+    }
+    if let Some(k) = &c.key {
+        let _ = write!(out, " data-fig=\"{}\"", escape(k));
     }
     let _ = write!(out, ">{}{}</td>", inline(&text), c.marks.suffix());
 }

@@ -50,6 +50,137 @@ pub(crate) fn shown(r: &Results) -> &'static Shown {
     }
 }
 
+/// The title of what the runs `runs` of one experiment measured: its declared title when
+/// they measured every step of it, else the declared title's head (before its first `: `)
+/// with the connections, endpoints and way of sending they measured; a ladder of offered
+/// rates (E7) always says its own rates, the rates the search added, its endpoints and
+/// connections (`The open-loop profile: latency and CPU per request at fixed offered rates,
+/// 10k, 40k and 80k requests/s and 18 rates searched between them, on /hello at 100
+/// connections`). A title promises nothing the runs did not measure.
+pub(crate) fn measured_title(runs: &[&Results]) -> String {
+    let Some(first) = runs.first() else {
+        return String::new();
+    };
+    let e = experiment::find(&first.experiment);
+    let declared = e.map_or(first.title.as_str(), |e| e.title);
+    let head = declared.split_once(": ").map_or(declared, |(h, _)| h);
+    // E4's baseline is the probe alone, no load: no step of the title's.
+    let steps: Vec<&StepResult> = runs
+        .iter()
+        .flat_map(|r| r.steps())
+        .map(|(_, st)| st)
+        .filter(|st| st.step != experiment::BASELINE)
+        .collect();
+    if steps.is_empty() {
+        return declared.to_string();
+    }
+    let mut endpoints: Vec<String> = Vec::new();
+    for st in &steps {
+        if !endpoints.contains(&st.endpoint) {
+            endpoints.push(st.endpoint.clone());
+        }
+    }
+    let mut conns: Vec<usize> = steps.iter().map(|st| st.connections).collect();
+    conns.sort_unstable();
+    conns.dedup();
+    let conns_text = |conns: &[usize]| {
+        let n: Vec<String> = conns
+            .iter()
+            .map(|c| crate::format::thousands(*c as f64))
+            .collect();
+        format!(
+            "{} connection{}",
+            crate::format::listed(&n),
+            if conns == [1] { "" } else { "s" }
+        )
+    };
+    if steps.iter().any(|st| st.offered_requests_per_s.is_some()) {
+        let rates = |searched: bool| {
+            let mut v: Vec<f64> = steps
+                .iter()
+                .filter(|st| st.searched_rounds.is_some() == searched)
+                .filter_map(|st| st.offered_requests_per_s)
+                .collect();
+            v.sort_by(f64::total_cmp);
+            v.dedup();
+            v
+        };
+        let ladder: Vec<String> = rates(false).into_iter().map(crate::format::rate).collect();
+        let searched = rates(true).len();
+        let searched = match searched {
+            0 => String::new(),
+            1 => " and 1 rate searched between them".to_string(),
+            n => format!(" and {n} rates searched between them"),
+        };
+        return format!(
+            "{head}: latency and CPU per request at fixed offered rates, {} requests/s{searched}, on {} at {}",
+            crate::format::listed(&ladder),
+            crate::format::listed(&endpoints),
+            conns_text(&conns)
+        );
+    }
+    let Some(e) = e else {
+        return declared.to_string();
+    };
+    let all = e
+        .steps(false)
+        .iter()
+        .filter(|d| d.id != experiment::BASELINE)
+        .all(|d| {
+            steps
+                .iter()
+                .any(|st| st.endpoint == d.endpoint && st.step == d.id)
+        });
+    if all {
+        return declared.to_string();
+    }
+    // How requests were sent, and any pipelining, from the declared steps measured.
+    let declared_steps = e.steps(false);
+    let of = |st: &StepResult| {
+        declared_steps
+            .iter()
+            .find(|d| d.endpoint == st.endpoint && d.id == st.step)
+    };
+    let mut modes: Vec<&str> = steps
+        .iter()
+        .filter_map(|st| of(st))
+        .map(|d| match d.mode.name() {
+            "http1.0" => "a new HTTP/1.0 connection per request",
+            "http1.0-keep-alive" => "HTTP/1.0 keep-alive",
+            "close" => "a new connection per request",
+            _ => "keep-alive",
+        })
+        .collect();
+    modes.dedup();
+    let pipelined: Vec<String> = endpoints
+        .iter()
+        .map(|e| {
+            let depth = steps
+                .iter()
+                .filter(|st| &st.endpoint == e)
+                .filter_map(|st| of(st))
+                .map(|d| d.pipeline)
+                .max()
+                .unwrap_or(1);
+            if depth > 1 {
+                format!("{e} (pipelined {depth} deep)")
+            } else {
+                e.clone()
+            }
+        })
+        .collect();
+    let how = if modes.len() == 1 {
+        format!("{} at ", modes[0])
+    } else {
+        String::new()
+    };
+    format!(
+        "{head}: {how}{} on {}",
+        conns_text(&conns),
+        crate::format::listed(&pipelined)
+    )
+}
+
 /// Whether the machine (other work, steal, CPU waits) may have set `st`'s figures: its median
 /// run's recorded mark (`step::machine::disturbed`, the one rule).
 pub(crate) fn disturbed(st: &StepResult) -> bool {

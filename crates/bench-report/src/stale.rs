@@ -68,7 +68,68 @@ impl Staleness {
 /// the workspace `root` (whose `servers.toml`, when it reads, names each variant's package
 /// and each peer's runtime).
 pub fn staleness(r: &Results, root: &Path) -> Staleness {
-    let Some(rev) = r.header.git.revision.as_deref().filter(|s| !s.is_empty()) else {
+    let servers: Vec<Measured<'_>> = r
+        .servers
+        .iter()
+        .map(|s| Measured {
+            name: &s.name,
+            kind: s.kind,
+            command: &s.command,
+        })
+        .collect();
+    staleness_of(r.header.git.revision.as_deref(), &servers, root)
+}
+
+/// Whether the code of the servers `names` (as servers.toml names them: a `package` is a
+/// Rust variant's, anything else a peer's) changed after `revision`: the staleness of a
+/// `bench instructions`, `bench idle` or `bench tools compare` results file, which records
+/// its servers by name.
+pub fn staleness_named(revision: Option<&str>, names: &[&str], root: &Path) -> Staleness {
+    let manifest = manifest::Manifest::load(&root.join("servers.toml")).ok();
+    let servers: Vec<Measured<'_>> = names
+        .iter()
+        .map(|name| {
+            let entry = manifest.as_ref().and_then(|m| m.get(name));
+            let rust = entry.map_or(name.starts_with("server-"), |e| e.package.is_some());
+            Measured {
+                name,
+                kind: if rust {
+                    ServerKind::Rust
+                } else {
+                    ServerKind::Peer
+                },
+                command: &[],
+            }
+        })
+        .collect();
+    staleness_of(revision, &servers, root)
+}
+
+/// The page's box atop the run of a `bench instructions`, `bench tools compare` or `bench
+/// idle` file, recorded at `header`'s commit, whose servers `names` had their code changed
+/// since (as an experiment's run has): nothing when none did, or without the workspace
+/// `root` to ask.
+pub(crate) fn stale_box(
+    header: &bench_model::results::Header,
+    names: &[&str],
+    root: Option<&Path>,
+) -> String {
+    root.and_then(|root| staleness_named(header.git.revision.as_deref(), names, root).line())
+        .map_or(String::new(), |line| {
+            format!("<p class=\"stale\">{}</p>\n", crate::format::inline(&line))
+        })
+}
+
+/// A measured server, as the staleness reads it: its name, kind and the command that started
+/// it (empty when not recorded: servers.toml's is read instead).
+struct Measured<'a> {
+    name: &'a str,
+    kind: ServerKind,
+    command: &'a [String],
+}
+
+fn staleness_of(revision: Option<&str>, servers: &[Measured<'_>], root: &Path) -> Staleness {
+    let Some(rev) = revision.filter(|s| !s.is_empty()) else {
         return Staleness::Unknown("the run recorded no commit".into());
     };
     let short = rev.get(..7).unwrap_or(rev);
@@ -88,9 +149,9 @@ pub fn staleness(r: &Results, root: &Path) -> Staleness {
     }
     let manifest = manifest::Manifest::load(&root.join("servers.toml")).ok();
     let mut changed = Vec::new();
-    for s in &r.servers {
-        let entry = manifest.as_ref().and_then(|m| m.get(&s.name));
-        let paths = code_paths(s, entry, root);
+    for s in servers {
+        let entry = manifest.as_ref().and_then(|m| m.get(s.name));
+        let paths = paths_of(s.name, s.kind, s.command, entry, root);
         if paths.is_empty() {
             continue;
         }
@@ -101,8 +162,8 @@ pub fn staleness(r: &Results, root: &Path) -> Staleness {
         let Some(n) = git(root, &args).and_then(|o| o.trim().parse::<usize>().ok()) else {
             return Staleness::Unknown(format!("git could not count the commits since `{short}`"));
         };
-        if n > 0 {
-            changed.push((s.name.clone(), n));
+        if n > 0 && !changed.iter().any(|(name, _)| name == s.name) {
+            changed.push((s.name.to_string(), n));
         }
     }
     if changed.is_empty() {
@@ -115,9 +176,20 @@ pub fn staleness(r: &Results, root: &Path) -> Staleness {
 /// The paths, relative to the workspace `root`, that `s`'s code lives in (see the module);
 /// `entry` is its servers.toml entry, when there is one. Empty when none is known.
 pub fn code_paths(s: &ServerResult, entry: Option<&manifest::Server>, root: &Path) -> Vec<String> {
-    match s.kind {
+    paths_of(&s.name, s.kind, &s.command, entry, root)
+}
+
+/// [`code_paths`] of a server by its name, kind and command.
+fn paths_of(
+    name: &str,
+    kind: ServerKind,
+    command: &[String],
+    entry: Option<&manifest::Server>,
+    root: &Path,
+) -> Vec<String> {
+    match kind {
         ServerKind::Rust => {
-            let package = entry.and_then(|e| e.package.as_deref()).unwrap_or(&s.name);
+            let package = entry.and_then(|e| e.package.as_deref()).unwrap_or(name);
             vec![
                 format!("crates/{package}"),
                 "crates/contract".into(),
@@ -126,7 +198,7 @@ pub fn code_paths(s: &ServerResult, entry: Option<&manifest::Server>, root: &Pat
         }
         ServerKind::Peer => {
             let runtime = entry.and_then(|e| e.runtime.as_deref());
-            let mut out = peer_folders(&s.command, runtime, root);
+            let mut out = peer_folders(command, runtime, root);
             if out.is_empty()
                 && let Some(command) = entry.and_then(|e| e.command.as_ref())
             {

@@ -1,8 +1,8 @@
 //! The SVG file beside a results file: under one title, per endpoint (E4: for all its
 //! scenarios together) the four charts of [`chart`](super::chart), requests/s, server CPU µs
-//! per request, peak RSS and latency percentiles on a log axis (E7: latency and CPU per
-//! request against the offered rate), stacked, each drawn by [`draw`](super::draw), the same
-//! charts the HTML page shows.
+//! per request, peak RSS and latency percentiles on a log axis (E7: p99, CPU per request, p50
+//! and p99.9 against the offered rate), stacked, each drawn by [`draw`](super::draw) in its
+//! wide layout, the same charts the HTML page shows; titled by what the run measured.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -11,19 +11,19 @@ use std::path::Path;
 use bench_model::results::Results;
 
 use super::chart::{charts, rate_charts};
-use super::draw::{FONT, draw, draw_rates, text_width};
+use super::draw::{FONT, Layout, draw, draw_rates, text_width};
 use crate::error::ReportError;
 use crate::format::escape;
 
 /// The width the file is drawn at, px.
-const WIDTH: f64 = 1000.0;
+const WIDTH: f64 = Layout::FILE.width;
 
 /// The charts of `r` as one SVG document (see [`svg`]).
 pub fn svg_string(r: &Results) -> String {
     let title = format!(
         "{}: {}{}",
         r.experiment.to_uppercase(),
-        r.title,
+        crate::read::measured_title(&[r]),
         if r.complete { "" } else { " (PARTIAL RUN)" }
     );
     let mut head = String::new();
@@ -55,8 +55,12 @@ pub fn svg_string(r: &Results) -> String {
     y += 3.0;
     let drawn = charts(r)
         .into_iter()
-        .map(|c| draw(&c, WIDTH))
-        .chain(rate_charts(r).into_iter().map(|c| draw_rates(&c, WIDTH)));
+        .map(|c| draw(&c, &Layout::FILE))
+        .chain(
+            rate_charts(r)
+                .into_iter()
+                .map(|c| draw_rates(&c, &Layout::FILE)),
+        );
     for d in drawn {
         let _ = write!(body, r#"<g transform="translate(0,{y})">{}</g>"#, d.body);
         y += d.height + 16.0;

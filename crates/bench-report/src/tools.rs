@@ -39,14 +39,14 @@ pub const MEDIANS_HEADER: [&str; 8] = [
 /// Requests/s, with `†` when the tool was the bottleneck.
 fn rps_cell(run: Option<&Run>) -> String {
     match run {
-        Some(r) if r.tool_bound => format!("{:.0}†", r.requests_per_s),
-        Some(r) => format!("{:.0}", r.requests_per_s),
+        Some(r) if r.tool_bound => format!("{}†", crate::format::grouped(r.requests_per_s, 0)),
+        Some(r) => crate::format::grouped(r.requests_per_s, 0),
         None => "-".into(),
     }
 }
 
 fn fixed(v: Option<f64>, decimals: usize) -> String {
-    v.map_or("-".to_string(), |v| format!("{v:.decimals$}"))
+    v.map_or("-".to_string(), |v| crate::format::grouped(v, decimals))
 }
 
 /// The cells of one round's row.
@@ -238,7 +238,7 @@ pub fn markdown_report(r: &ToolResults) -> String {
 
 /// The page's section of `bench tools compare` results files, newest first: per file its
 /// provenance, the medians' table and the rounds' table.
-pub(super) fn html_section(docs: &[ToolResults]) -> String {
+pub(super) fn html_section(docs: &[ToolResults], root: Option<&std::path::Path>) -> String {
     use std::fmt::Write as _;
     let esc = crate::format::escape;
     let mut out = String::from(
@@ -277,6 +277,11 @@ pub(super) fn html_section(docs: &[ToolResults]) -> String {
             esc(reference(r)),
             esc(&r.header.command.join(" "))
         );
+        out.push_str(&crate::stale::stale_box(
+            &r.header,
+            &[r.server.name.as_str()],
+            root,
+        ));
         out.push_str("<h4>Medians over the rounds</h4>\n");
         out.push_str(&table_html(&medians_model(r)));
         out.push_str("<h4>Rounds</h4>\n");
@@ -403,19 +408,17 @@ mod tests {
             md.contains("builtin: loadgen 0.1.0; wrk: version unknown"),
             "{md}"
         );
-        assert!(
-            md.contains(
-                "| 1 | builtin | 1000† | 300 | 900 | 6.50 | 97 | 0.50 | 1.000 | 1.000 |  |"
-            )
-        );
+        assert!(md.contains(
+            "| 1 | builtin | 1,000† | 300 | 900 | 6.50 | 97 | 0.50 | 1.000 | 1.000 |  |"
+        ));
         assert!(md.contains("| 1 | wrk | - | - | - | - | - | - | - | - | wrk failed \\| exit 1 |"));
-        assert!(md.contains("| builtin | 1/1 | 1000 | 300 | 97 | 1/1 | 1.000 | 1.000 |"));
+        assert!(md.contains("| builtin | 1/1 | 1,000 | 300 | 97 | 1/1 | 1.000 | 1.000 |"));
         assert!(md.contains("## Problems\n\n- wrk: wrk failed\n"));
     }
 
     #[test]
     fn the_page_section_has_both_tables() {
-        let html = html_section(&[sample()]);
+        let html = html_section(&[sample()], None);
         assert_eq!(html.matches("<table class=\"sortable\">").count(), 2);
         assert!(
             html.contains("<td>builtin</td><td class=\"num\">1/1</td>"),

@@ -1,17 +1,24 @@
-//! The HTML report in a real browser: headless Chromium opens the page `bench report --html`
-//! makes of the runs frozen in `tests/data/runs-2026-12-01` (and of a recorded run with an
-//! invalid step) from a `file://` URL with its network emulated offline, and the test checks
-//! that it renders with no console error or exception, makes no request beyond the page
-//! itself, shows every chart with its marks, and sorts a table when a column's head is
-//! clicked (a real mouse click); it writes a screenshot to `target/tmp/bench-report.png`. A
-//! second, deliberately bad page shows that the console and network checks can fail. A frozen
-//! run doctored to an older commit shows, at its top, which servers' code changed since (and
-//! its markdown says so).
+//! The HTML report in a real browser: headless Chromium opens the pages `bench report --html`
+//! makes from `file://` URLs with their network emulated offline.
 //!
-//! The driver is the DevTools protocol over `--remote-debugging-pipe` (JSON messages, each
-//! ended by a NUL, on the browser's file descriptors 3 and 4), written here in a hundred
-//! lines with `serde_json`: no WebSocket and no debugging port (nothing listens), and no
-//! driver crate whose generated protocol bindings would dominate the build.
+//! - The runs frozen in `tests/data/runs-2026-12-01` (and a recorded run with an invalid
+//!   step): it renders with no console error or exception, makes no request beyond the page
+//!   itself, shows every chart with its marks, no chart's text over another's, and sorts a
+//!   table when a column's head is clicked (a real mouse click); a screenshot in
+//!   `target/tmp/bench-report.png`. A second, deliberately bad page shows that the console and
+//!   network checks can fail.
+//! - The published page, docs/results, at 390 and at 1,400 px: the header says its commit
+//!   and date; no chart's text leaves the window or covers another's, none is under 11 px on
+//!   the phone; each figure of a finding is the same figure as its table cell; a narrow chart
+//!   shows first the panel a finding reads; a wide table keeps its first column and says it
+//!   scrolls; no request. Each check is then shown to fail on the same page broken on purpose
+//!   (`tests/browser/checks.js` holds them). Screenshots in `target/tmp/bench-report-390*.png`
+//!   and `…-1400*.png`.
+//! - A frozen run doctored to an older commit shows, at its top, which servers' code changed
+//!   since (and its markdown says so).
+//!
+//! The driver (`tests/browser/driver.rs`) is the DevTools protocol over
+//! `--remote-debugging-pipe`: no WebSocket, no debugging port, no driver crate.
 //!
 //! Skipped, with the reason printed, when no Chromium is found (`BENCH_CHROMIUM`, else
 //! `chromium` or `chromium-browser` on PATH; `scripts/install-peers.sh` installs Debian's); a
@@ -19,262 +26,22 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Instant;
 
 use bench_model::results::Results;
 use bench_report::{Doc, html, html_at, markdown, markdown_at};
 use manifest::require;
 use serde_json::{Value, json};
 
-const FLAGS: &[&str] = &[
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--remote-debugging-pipe",
-];
-const TIMEOUT: Duration = Duration::from_secs(30);
+#[path = "browser/driver.rs"]
+mod driver;
 
-fn chromium() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("BENCH_CHROMIUM") {
-        return Some(PathBuf::from(p));
-    }
-    require::program("chromium").or_else(|| require::program("chromium-browser"))
-}
+use driver::{Browser, base64, chromium};
 
-/// A Chromium process driven over the DevTools pipe.
-struct Browser {
-    child: Child,
-    to: ChildStdin,
-    from: Receiver<Value>,
-    next: u64,
-    /// Every event seen so far (messages without an `id`).
-    events: Vec<Value>,
-}
-
-impl Browser {
-    fn launch(bin: &Path, profile: &Path) -> Browser {
-        let _ = fs::remove_dir_all(profile);
-        fs::create_dir_all(profile).unwrap();
-        let log = fs::File::create(profile.join("stderr.txt")).unwrap();
-        // The pipe must be the browser's fds 3 (commands in) and 4 (replies out): the shell
-        // moves our stdin and stdout pipes there.
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(r#"exec "$0" "$@" 3<&0 4>&1 </dev/null >/dev/null"#)
-            .arg(bin)
-            .args(FLAGS)
-            .arg(format!("--user-data-dir={}", profile.display()))
-            .arg("about:blank")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(log)
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", bin.display()));
-        let to = child.stdin.take().unwrap();
-        let out = child.stdout.take().unwrap();
-        let (tx, from) = channel();
-        std::thread::spawn(move || {
-            let mut r = BufReader::new(out);
-            let mut buf = Vec::new();
-            while matches!(r.read_until(0, &mut buf), Ok(n) if n > 0) {
-                buf.pop_if(|b| *b == 0);
-                if let Ok(v) = serde_json::from_slice::<Value>(&buf)
-                    && tx.send(v).is_err()
-                {
-                    break;
-                }
-                buf.clear();
-            }
-        });
-        Browser {
-            child,
-            to,
-            from,
-            next: 0,
-            events: Vec::new(),
-        }
-    }
-
-    /// Sends `method` (to `session`'s page, or to the browser) and waits for its result.
-    fn call(&mut self, session: Option<&str>, method: &str, params: Value) -> Value {
-        self.next += 1;
-        let id = self.next;
-        let mut msg = json!({ "id": id, "method": method, "params": params });
-        if let Some(s) = session {
-            msg["sessionId"] = json!(s);
-        }
-        let mut bytes = serde_json::to_vec(&msg).unwrap();
-        bytes.push(0);
-        self.to.write_all(&bytes).unwrap();
-        self.to.flush().unwrap();
-        let v = self.wait(|v| v["id"] == json!(id), method);
-        assert!(v.get("error").is_none(), "{method}: {}", v["error"]);
-        v["result"].clone()
-    }
-
-    /// Waits for the first message `want` accepts, keeping the events that pass by.
-    fn wait(&mut self, want: impl Fn(&Value) -> bool, what: &str) -> Value {
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.from.recv_timeout(left) {
-                Ok(v) => {
-                    if v.get("id").is_none() {
-                        self.events.push(v.clone());
-                    }
-                    if want(&v) {
-                        return v;
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => panic!("no answer to {what} within {TIMEOUT:?}"),
-                Err(RecvTimeoutError::Disconnected) => panic!("the browser quit before {what}"),
-            }
-        }
-    }
-
-    /// A page of its own, its console, log and network watched, the network offline.
-    fn page(&mut self, width: u32, height: u32) -> String {
-        let target = self.call(None, "Target.createTarget", json!({ "url": "about:blank" }));
-        let attached = self.call(
-            None,
-            "Target.attachToTarget",
-            json!({ "targetId": target["targetId"], "flatten": true }),
-        );
-        let s = attached["sessionId"].as_str().unwrap().to_string();
-        for m in [
-            "Runtime.enable",
-            "Log.enable",
-            "Network.enable",
-            "Page.enable",
-        ] {
-            self.call(Some(&s), m, json!({}));
-        }
-        self.call(
-            Some(&s),
-            "Network.emulateNetworkConditions",
-            json!({ "offline": true, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1 }),
-        );
-        self.call(
-            Some(&s),
-            "Emulation.setDeviceMetricsOverride",
-            json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false }),
-        );
-        s
-    }
-
-    fn open(&mut self, s: &str, url: &str) {
-        self.events.clear();
-        self.call(Some(s), "Page.navigate", json!({ "url": url }));
-        self.wait(
-            |v| v["method"] == "Page.loadEventFired" && v["sessionId"] == json!(s),
-            "the load event",
-        );
-    }
-
-    /// The value of a JavaScript expression in the page.
-    fn eval(&mut self, s: &str, expr: &str) -> Value {
-        let r = self.call(
-            Some(s),
-            "Runtime.evaluate",
-            json!({ "expression": expr, "returnByValue": true, "awaitPromise": true }),
-        );
-        assert!(
-            r.get("exceptionDetails").is_none(),
-            "{expr}: {}",
-            r["exceptionDetails"]
-        );
-        r["result"]["value"].clone()
-    }
-
-    /// A left click with the mouse at the centre of the element `selector` names.
-    fn click(&mut self, s: &str, selector: &str) {
-        let at = self.eval(
-            s,
-            &format!(
-                "(() => {{ const e = document.querySelector({selector:?}); e.scrollIntoView({{block: 'center'}}); const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()"
-            ),
-        );
-        for kind in ["mousePressed", "mouseReleased"] {
-            self.call(
-                Some(s),
-                "Input.dispatchMouseEvent",
-                json!({ "type": kind, "x": at[0], "y": at[1], "button": "left", "clickCount": 1 }),
-            );
-        }
-    }
-
-    /// What went wrong on the page since it was opened: console errors, exceptions, error log
-    /// entries, and every request for anything but `url` itself.
-    fn problems(&self, url: &str) -> Vec<String> {
-        let mut out = Vec::new();
-        for e in &self.events {
-            let p = &e["params"];
-            let text = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
-            match e["method"].as_str().unwrap_or("") {
-                "Runtime.consoleAPICalled"
-                    if matches!(p["type"].as_str(), Some("error" | "assert")) =>
-                {
-                    out.push(format!("console.{}: {}", text(&p["type"]), p["args"]))
-                }
-                "Runtime.exceptionThrown" => out.push(format!(
-                    "exception: {}",
-                    text(&p["exceptionDetails"]["exception"]["description"])
-                )),
-                "Log.entryAdded" if p["entry"]["level"] == "error" => {
-                    out.push(format!("log: {}", text(&p["entry"]["text"])))
-                }
-                "Network.requestWillBeSent" if p["request"]["url"] != url => {
-                    out.push(format!("request: {}", text(&p["request"]["url"])))
-                }
-                _ => {}
-            }
-        }
-        out
-    }
-
-    fn requests(&self) -> usize {
-        self.events
-            .iter()
-            .filter(|e| e["method"] == "Network.requestWillBeSent")
-            .count()
-    }
-}
-
-impl Drop for Browser {
-    fn drop(&mut self) {
-        // Our own child, by its handle (exec kept the shell's PID).
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn base64(text: &str) -> Vec<u8> {
-    let val = |c: u8| match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'+' => 62,
-        _ => 63,
-    };
-    let digits: Vec<u8> = text.bytes().filter(|c| *c != b'=').map(val).collect();
-    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
-    for chunk in digits.chunks(4) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, d)| n | (u32::from(*d) << (18 - 6 * i)));
-        out.extend(&n.to_be_bytes()[1..chunk.len()]);
-    }
-    out
-}
+/// The checks run in the page (`window.checks`).
+const CHECKS: &str = include_str!("browser/checks.js");
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -334,8 +101,8 @@ fn charts_of(r: &Results) -> (usize, bool) {
     (if scenarios { 1 } else { steps.len() }, probe)
 }
 
-/// Whether `r` is a ladder of offered rates (E7), whose charts are two per endpoint against the
-/// offered rate (latency, CPU per request) instead of the four bar charts.
+/// Whether `r` is a ladder of offered rates (E7), whose charts are four per endpoint against
+/// the offered rate (p99, CPU per request, p50, p99.9) instead of the four bar charts.
 fn ladder(r: &Results) -> bool {
     r.servers
         .iter()
@@ -343,7 +110,7 @@ fn ladder(r: &Results) -> bool {
         .any(|st| st.offered_requests_per_s.is_some())
 }
 
-/// The endpoints of a ladder document (each has its two charts against the rate).
+/// The endpoints of a ladder document (each has its four charts against the rate).
 fn ladder_endpoints(r: &Results) -> usize {
     let mut e: BTreeSet<&str> = BTreeSet::new();
     if ladder(r) {
@@ -398,10 +165,15 @@ fn the_page_renders_offline_and_sorts() {
         });
     let rated: usize = docs.iter().map(|d| ladder_endpoints(&d.results)).sum();
     assert!(rated > 0, "no ladder of offered rates among the documents");
-    let want = 4 * groups + 2 * probes + 2 * rated;
+    let want = 4 * groups + 2 * probes + 4 * rated;
+    // Each chart drawn twice, wide and narrow: at this width the wide one shows.
     let charts = b.eval(
         &s,
-        "Array.from(document.querySelectorAll('svg.chart')).map(c => { const r = c.getBoundingClientRect(); const marks = Array.from(c.querySelectorAll('.bar, .mark')).filter(m => m.getBoundingClientRect().width > 0).length; return [c.dataset.chart, r.width, r.height, marks]; })",
+        "Array.from(document.querySelectorAll('svg.chart')).filter(c => c.getBoundingClientRect().width > 0).map(c => { const r = c.getBoundingClientRect(); const marks = Array.from(c.querySelectorAll('.bar, .mark')).filter(m => m.getBoundingClientRect().width > 0).length; return [c.dataset.chart, r.width, r.height, marks, c.classList.contains('wide')]; })",
+    );
+    assert_eq!(
+        b.eval(&s, "document.querySelectorAll('svg.chart.narrow').length"),
+        json!(want)
     );
     let charts = charts.as_array().unwrap();
     assert_eq!(charts.len(), want, "{charts:?}");
@@ -411,6 +183,7 @@ fn the_page_renders_offline_and_sorts() {
             "{c}"
         );
         assert!(c[3].as_u64().unwrap() > 0, "a chart with no marks: {c}");
+        assert_eq!(c[4], json!(true), "{c}");
     }
     for (kind, count) in [
         ("rps", groups + probes),
@@ -419,6 +192,8 @@ fn the_page_renders_offline_and_sorts() {
         ("latency", groups + probes),
         ("latency-rate", rated),
         ("cpu-rate", rated),
+        ("p50-rate", rated),
+        ("p999-rate", rated),
     ] {
         assert_eq!(
             charts.iter().filter(|c| c[0] == kind).count(),
@@ -437,7 +212,7 @@ fn the_page_renders_offline_and_sorts() {
     // with a sentence or more and its headline chart; each run's provenance folded, closed.
     let findings = b.eval(
         &s,
-        "[document.querySelector('main > section').id, document.querySelectorAll('#findings div.finding').length, document.querySelectorAll('#findings div.finding li').length, document.querySelectorAll('#findings svg.headline-chart').length, document.querySelectorAll('details.provenance').length, document.querySelectorAll('details.provenance[open]').length, /127\\.0\\.0\\.1:|\\/(work|home|tmp)\\//.test(document.documentElement.outerHTML)]",
+        "[document.querySelector('main > section').id, document.querySelectorAll('#findings div.finding').length, document.querySelectorAll('#findings div.finding li').length, document.querySelectorAll('#findings svg.headline-chart.wide').length, document.querySelectorAll('details.provenance').length, document.querySelectorAll('details.provenance[open]').length, /127\\.0\\.0\\.1:|\\/(work|home|tmp)\\//.test(document.documentElement.outerHTML)]",
     );
     assert_eq!(findings[0], "findings", "{findings}");
     assert_eq!(findings[1], 7, "{findings}");
@@ -472,6 +247,13 @@ fn the_page_renders_offline_and_sorts() {
         json!(true),
         "the invalid step is not marked on the chart"
     );
+
+    // No chart's text over another's, nor out of the window: every chart of the frozen runs.
+    b.eval(&s, CHECKS);
+    for check in ["overlaps", "overflow"] {
+        let found = b.eval(&s, &format!("window.checks.{check}()"));
+        assert_eq!(found, json!([]), "{check}");
+    }
 
     // Sorting: E3's first table by requests/s at c100, a click for descending, another for
     // ascending; the cells without a figure (—) stay last.
@@ -527,18 +309,8 @@ fn the_page_renders_offline_and_sorts() {
         json!("ascending")
     );
 
-    // The top of the page: the key, the first experiment's figures and charts.
-    b.eval(&s, "window.scrollTo(0, 0)");
-    let shot = b.call(
-        Some(&s),
-        "Page.captureScreenshot",
-        json!({ "format": "png" }),
-    );
-    let png = base64(shot["data"].as_str().unwrap());
-    assert_eq!(&png[1..4], b"PNG");
-    let out = tmp.join("bench-report.png");
-    fs::write(&out, png).unwrap();
-    println!("screenshot: {}", out.display());
+    // The top of the page: the header, the key.
+    b.screenshot(&s, 0.0, &tmp.join("bench-report.png"));
 
     assert!(
         b.requests() >= 1,
@@ -565,6 +337,276 @@ fn the_page_renders_offline_and_sorts() {
         assert!(problems.contains(want), "no {want:?} in:\n{problems}");
     }
     println!("browser checks took {:?}", started.elapsed());
+}
+
+/// The results files of docs/results, the published page's.
+fn published() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = fs::read_dir(root().join("docs/results"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// `window.checks.NAME(ARGS)` in the page: what it found wrong, the first 20 of it (the
+/// `tables` check also gives how many tables overflowed).
+fn check(b: &mut Browser, s: &str, call: &str) -> Value {
+    b.eval(
+        s,
+        &format!("(() => {{ const r = window.checks.{call}; return Array.isArray(r[0]) ? [r[0].slice(0, 20), r[1]] : r.slice(0, 20); }})()"),
+    )
+}
+
+/// Whether the check `call` finds something once `breaking` (JavaScript) has broken the page,
+/// which `restoring` then puts back: each check is shown to be able to fail.
+fn fails_when_broken(b: &mut Browser, s: &str, call: &str, breaking: &str, restoring: &str) {
+    let clean = check(b, s, call);
+    b.eval(s, breaking);
+    let broken = check(b, s, call);
+    b.eval(s, restoring);
+    let found = |v: &Value| {
+        let list = if v[1].is_number() { &v[0] } else { v };
+        list.as_array().map_or(0, Vec::len)
+    };
+    assert_eq!(found(&clean), 0, "{call} before breaking: {clean}");
+    assert!(
+        found(&broken) > 0,
+        "{call} found nothing once broken by {breaking}"
+    );
+    assert_eq!(check(b, s, call), clean, "{call} after restoring");
+}
+
+/// The published page (docs/results, written as `bench report --html` writes it, with the
+/// workspace to ask git) in a phone's window, 390 px wide, and a wide screen's, 1,400 px: what
+/// issue 45 asks of it, each check then shown to fail on the page broken on purpose.
+#[test]
+fn the_published_page_reads_on_a_phone_and_on_a_wide_screen() {
+    let Some(bin) = chromium() else {
+        return require::missing(
+            "bench::browser",
+            "Chromium",
+            "set BENCH_CHROMIUM, or run scripts/install-peers.sh to install Debian's chromium",
+        );
+    };
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let files = published();
+    let page = tmp.join("bench-report-published.html");
+    bench_report::write_html(&files, &page, Some(&root())).unwrap();
+    let url = format!("file://{}", page.display());
+    // What the header must say: the runs' commit and the day they started.
+    let runs: Vec<Results> = files
+        .iter()
+        .filter(|f| !bench_report::is_other_results_file(f))
+        .map(|f| Results::load(f).unwrap())
+        .collect();
+    assert!(!runs.is_empty(), "no run in docs/results");
+    let commit = runs[0].header.git.revision.clone().unwrap_or_default();
+    let commit = &commit[..7.min(commit.len())];
+    let first = runs
+        .iter()
+        .map(|r| r.header.started_utc.as_str())
+        .min()
+        .unwrap();
+    let date = &first[..10];
+
+    let mut b = Browser::launch(&bin, &tmp.join("bench-report-published-chromium"));
+    for width in [390_u32, 1400] {
+        let s = b.page(width, 900);
+        b.open(&s, &url);
+        b.eval(&s, CHECKS);
+        let phone = width < 700;
+        assert_eq!(
+            check(&mut b, &s, &format!("header({commit:?}, {date:?})")),
+            json!([]),
+            "{width}: the header"
+        );
+        for call in ["overflow()", "overlaps()", "figures()", "cited()"] {
+            assert_eq!(check(&mut b, &s, call), json!([]), "{width}: {call}");
+        }
+        // The layout that fits: the narrow charts on the phone, the wide ones else.
+        let shown = b.eval(
+            &s,
+            "['wide', 'narrow'].map(c => Array.from(document.querySelectorAll('svg.' + c)).filter(x => x.getBoundingClientRect().width > 0).length)",
+        );
+        let (wide, narrow) = (shown[0].as_u64().unwrap(), shown[1].as_u64().unwrap());
+        assert!(
+            if phone {
+                wide == 0 && narrow > 20
+            } else {
+                narrow == 0 && wide > 20
+            },
+            "{width}: {shown}"
+        );
+        let tables = check(&mut b, &s, "tables()");
+        assert_eq!(tables[0], json!([]), "{width}: tables");
+        if phone {
+            assert_eq!(
+                check(&mut b, &s, "small(11)"),
+                json!([]),
+                "{width}: small text"
+            );
+            assert!(tables[1].as_u64().unwrap() > 10, "{width}: {tables}");
+        } else {
+            // A wide table may use the window's width, beyond the text's column, within the
+            // window.
+            let used = b.eval(
+                &s,
+                "(() => { const col = document.querySelector('main p').getBoundingClientRect().width; return Array.from(document.querySelectorAll('.tbl')).map(t => t.getBoundingClientRect()).filter(r => r.width > col + 20).map(r => [r.left, r.right, innerWidth]); })()",
+            );
+            let used = used.as_array().unwrap();
+            assert!(!used.is_empty(), "{width}: no table wider than the text");
+            for r in used {
+                assert!(
+                    r[0].as_f64().unwrap() >= 0.0
+                        && r[1].as_f64().unwrap() <= r[2].as_f64().unwrap(),
+                    "{width}: {r}"
+                );
+            }
+        }
+        // The screenshots: the header; the findings; E7's table of rungs (on the phone,
+        // scrolled sideways: its first column stays).
+        let name = |what: &str| tmp.join(format!("bench-report-{width}-{what}.png"));
+        b.screenshot(&s, 0.0, &name("top"));
+        let at = |b: &mut Browser, sel: &str| {
+            b.eval(
+                &s,
+                &format!(
+                    "document.querySelector({sel:?}).getBoundingClientRect().top + scrollY - 10"
+                ),
+            )
+            .as_f64()
+            .unwrap()
+        };
+        let y = at(&mut b, "#findings");
+        b.screenshot(&s, y, &name("findings"));
+        // E7's table of rungs: its capacity column sorts as numbers, a bound (`≥ 80,000`) by
+        // its value.
+        b.eval(
+            &s,
+            "Array.from(document.querySelectorAll('#e7 .tbl')).find(t => t.querySelector('th').parentNode.textContent.includes('Capacity')).id = 'rungs'",
+        );
+        let table = "#rungs";
+        let capacity = "#rungs th:nth-child(3) button";
+        b.click(&s, capacity);
+        let sorted = b.eval(
+            &s,
+            "Array.from(document.querySelectorAll('#rungs tbody tr')).map(r => r.cells[2].textContent)",
+        );
+        let lead = |t: &Value| -> Option<f64> {
+            let t = t.as_str()?.trim().trim_start_matches(['≥', '≤']).trim();
+            t.split([' ', '[']).next()?.replace(',', "").parse().ok()
+        };
+        let values: Vec<f64> = sorted.as_array().unwrap().iter().filter_map(lead).collect();
+        assert!(values.len() >= 10, "{width}: {sorted}");
+        assert!(
+            values.windows(2).all(|w| w[0] >= w[1]),
+            "{width}: not sorted by value: {sorted}"
+        );
+        assert!(
+            sorted
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|t| t.as_str().unwrap().starts_with('≥')),
+            "{width}: no bound among {sorted}"
+        );
+        b.click(&s, capacity);
+        if phone {
+            b.eval(
+                &s,
+                &format!(
+                    "document.querySelector({:?}).scrollLeft = 260",
+                    format!("{table} .scroll")
+                ),
+            );
+        }
+        let y = at(&mut b, table);
+        b.screenshot(&s, y, &name("table"));
+        b.eval(
+            &s,
+            &format!(
+                "document.querySelector({:?}).scrollLeft = 0",
+                format!("{table} .scroll")
+            ),
+        );
+        assert!(b.requests() >= 1, "the network watch is not working");
+        let problems = b.problems(&url);
+        assert!(problems.is_empty(), "{width}: {problems:#?}");
+
+        // Each check can fail: the same page, broken on purpose, then put back.
+        let svg = "Array.from(document.querySelectorAll('svg.chart')).filter(x => x.getBoundingClientRect().width > 0)[0]";
+        fails_when_broken(
+            &mut b,
+            &s,
+            "overlaps()",
+            &format!(
+                "(() => {{ const t = {svg}.querySelector('text'); const c = t.cloneNode(true); c.id = 'broken'; c.textContent = 'a label over another'; t.parentNode.appendChild(c); }})()"
+            ),
+            "document.getElementById('broken').remove()",
+        );
+        if phone {
+            fails_when_broken(
+                &mut b,
+                &s,
+                "overflow()",
+                &format!(
+                    "(() => {{ const v = {svg}; const c = v.querySelector('text').cloneNode(true); c.id = 'broken'; c.setAttribute('x', v.viewBox.baseVal.width - 20); c.removeAttribute('text-anchor'); c.textContent = 'a label past the window'; v.appendChild(c); }})()"
+                ),
+                "document.getElementById('broken').remove()",
+            );
+            fails_when_broken(
+                &mut b,
+                &s,
+                "small(11)",
+                &format!(
+                    "{svg}.querySelector('text').setAttribute('data-size', {svg}.querySelector('text').getAttribute('font-size')), {svg}.querySelector('text').setAttribute('font-size', '7')"
+                ),
+                &format!(
+                    "{svg}.querySelector('text').setAttribute('font-size', {svg}.querySelector('text').getAttribute('data-size'))"
+                ),
+            );
+            fails_when_broken(
+                &mut b,
+                &s,
+                "cited()",
+                "(() => { const v = Array.from(document.querySelectorAll('svg.narrow')).find(x => x.getBoundingClientRect().width > 0 && x.querySelectorAll('text.panel').length > 1 && x.querySelector('text.panel').textContent.includes(\"(a finding's)\")); const p = v.querySelectorAll('text.panel'); v.id = 'broken'; [p[0].textContent, p[1].textContent] = [p[1].textContent, p[0].textContent]; })()",
+                "(() => { const p = document.getElementById('broken').querySelectorAll('text.panel'); [p[0].textContent, p[1].textContent] = [p[1].textContent, p[0].textContent]; document.getElementById('broken').removeAttribute('id'); })()",
+            );
+            fails_when_broken(
+                &mut b,
+                &s,
+                "tables()",
+                "Array.from(document.querySelectorAll('.tbl.more tbody td:first-child')).forEach(td => td.style.position = 'static')",
+                "Array.from(document.querySelectorAll('.tbl.more tbody td:first-child')).forEach(td => td.style.position = '')",
+            );
+        }
+        fails_when_broken(
+            &mut b,
+            &s,
+            "figures()",
+            "(() => { const f = document.querySelector('#findings span.fig'); const run = document.getElementById(f.closest('li').querySelector('a.from').getAttribute('href').slice(1)); const td = Array.from(run.querySelectorAll('td[data-fig]')).find(t => t.dataset.fig === f.dataset.fig); td.id = 'broken'; td.dataset.was = td.innerHTML; td.textContent = '1' + td.textContent; })()",
+            "(() => { const td = document.getElementById('broken'); td.innerHTML = td.dataset.was; delete td.dataset.was; td.removeAttribute('id'); })()",
+        );
+        fails_when_broken(
+            &mut b,
+            &s,
+            &format!("header({commit:?}, {date:?})"),
+            "(() => { const d = document.querySelector('#about .commit dd'); d.dataset.was = d.innerHTML; d.textContent = 'unknown'; })()",
+            "(() => { const d = document.querySelector('#about .commit dd'); d.innerHTML = d.dataset.was; delete d.dataset.was; })()",
+        );
+        // And the network watch: a request the page did not make.
+        b.eval(
+            &s,
+            "new Promise(r => { const i = new Image(); i.onload = r; i.onerror = r; i.src = 'http://192.0.2.1/x.png'; })",
+        );
+        let problems = b.problems(&url).join("\n");
+        assert!(
+            problems.contains("request: http://192.0.2.1/x.png"),
+            "{width}: {problems}"
+        );
+    }
 }
 
 /// The revision of this repository's fifth newest commit (merges left out) to

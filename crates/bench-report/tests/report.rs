@@ -3,68 +3,12 @@
 //! well-formedness and legend, and `write_beside`.
 
 use std::fs;
-use std::path::{Path, PathBuf};
 
-use bench_model::results::Results;
 use bench_report::{Doc, html, markdown, svg_string, write_beside};
 
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name)
-}
+mod common;
 
-fn load(name: &str) -> Results {
-    Results::load(&data(name)).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// The first table after the line `heading`: header cells, then rows of cells.
-/// `r` cut to its first round, as a run of one round would be.
-fn first_round(r: &Results) -> Results {
-    let mut one = r.clone();
-    for s in &mut one.servers {
-        for st in &mut s.steps {
-            st.repeats.retain(|run| run.round == Some(1));
-            st.finish();
-        }
-    }
-    one
-}
-
-fn table(md: &str, heading: &str) -> (Vec<String>, Vec<Vec<String>>) {
-    let mut lines = md.lines().skip_while(|l| *l != heading);
-    assert!(lines.next().is_some(), "no heading {heading:?} in:\n{md}");
-    let rows: Vec<Vec<String>> = lines
-        .skip_while(|l| !l.starts_with('|'))
-        .take_while(|l| l.starts_with('|'))
-        .map(|l| {
-            l.trim_matches('|')
-                .split(" | ")
-                .map(|c| c.trim().to_string())
-                .collect()
-        })
-        .collect();
-    assert!(rows.len() >= 2, "no table under {heading:?}");
-    let mut it = rows.into_iter();
-    let head = it.next().unwrap_or_default();
-    let body: Vec<Vec<String>> = it.skip(1).collect(); // the rule
-    for r in &body {
-        assert_eq!(r.len(), head.len(), "ragged row {r:?} under {head:?}");
-    }
-    (head, body)
-}
-
-fn cell<'a>(t: &'a (Vec<String>, Vec<Vec<String>>), row: &str, col: &str) -> &'a str {
-    let c =
-        t.0.iter()
-            .position(|h| h == col)
-            .unwrap_or_else(|| panic!("no column {col:?} in {:?}", t.0));
-    let r =
-        t.1.iter()
-            .find(|r| r[0] == row)
-            .unwrap_or_else(|| panic!("no row {row:?}"));
-    &r[c]
-}
+use common::{cell, data, first_round, first_rounds, load, table, texts, well_formed};
 
 #[test]
 fn recorded_medians_agree_with_finish() {
@@ -218,66 +162,12 @@ fn e4_scenarios_as_columns_and_remote_target() {
     assert_eq!(cell(&errors, "server-axum", "sync"), "1240 (timeout 1240)");
     assert_eq!(cell(&errors, "server-axum", "async"), "0");
     let p99 = table(&md, "## p99 latency (ms)");
-    assert_eq!(cell(&p99, "server-hyper", "sync"), "10000.00");
+    assert_eq!(cell(&p99, "server-hyper", "sync"), "10,000.00");
     let res = table(&md, "## Resources (server process tree, median of repeats)");
     assert!(
         res.1.iter().all(|r| r[3..].iter().all(|c| c == "n/a")),
         "{res:?}"
     );
-}
-
-/// A small well-formedness check: tags balance, attributes are quoted, text has no `<`.
-fn well_formed(xml: &str) -> Result<(), String> {
-    let mut stack: Vec<String> = Vec::new();
-    let mut rest = xml.trim_start();
-    if let Some(r) = rest.strip_prefix("<?xml") {
-        rest = &r[r.find("?>").ok_or("unclosed declaration")? + 2..];
-    }
-    let mut root_seen = false;
-    while let Some(i) = rest.find('<') {
-        rest = &rest[i..];
-        if let Some(r) = rest.strip_prefix("<!--") {
-            rest = &r[r.find("-->").ok_or("unclosed comment")? + 3..];
-            continue;
-        }
-        let end = rest.find('>').ok_or("unclosed tag")?;
-        let tag = &rest[1..end];
-        if !tag.matches('"').count().is_multiple_of(2) {
-            return Err(format!("unbalanced quotes in <{tag}>"));
-        }
-        if let Some(name) = tag.strip_prefix('/') {
-            match stack.pop() {
-                Some(open) if open == name.trim() => {}
-                other => return Err(format!("</{name}> closes {other:?}")),
-            }
-        } else {
-            let name = tag
-                .split_whitespace()
-                .next()
-                .ok_or("empty tag")?
-                .trim_end_matches('/')
-                .to_string();
-            if stack.is_empty() && root_seen {
-                return Err("two root elements".into());
-            }
-            root_seen = true;
-            if !tag.ends_with('/') {
-                stack.push(name);
-            }
-        }
-        rest = &rest[end + 1..];
-        let text_end = rest.find('<').unwrap_or(rest.len());
-        if rest[..text_end].contains('>') {
-            return Err("a raw > in text".into());
-        }
-    }
-    if !stack.is_empty() {
-        return Err(format!("unclosed {stack:?}"));
-    }
-    if !root_seen {
-        return Err("no root element".into());
-    }
-    Ok(())
 }
 
 #[test]
@@ -287,18 +177,6 @@ fn the_well_formedness_check_can_fail() {
     assert!(well_formed("<svg></svg><svg></svg>").is_err());
     assert!(well_formed("<svg a=\"1></svg>").is_err());
     assert!(well_formed("").is_err());
-}
-
-/// The trimmed contents of the `<text>` elements.
-fn texts(svg: &str) -> Vec<String> {
-    svg.split("<text")
-        .skip(1)
-        .filter_map(|t| {
-            let start = t.find('>')? + 1;
-            let end = t.find("</text>")?;
-            Some(t.get(start..end)?.trim().to_string())
-        })
-        .collect()
 }
 
 #[test]
@@ -402,7 +280,7 @@ fn e2_and_e5_shapes() {
     assert_eq!(cell(&t, "server-prebuilt", "ms per request"), "2.93");
     // 81,102.92 × 1,143 B / 1,024.
     assert_eq!(cell(&t, "server-prebuilt", "KB/s"), "90,528");
-    assert_eq!(cell(&t, "server-prebuilt", "bytes/response"), "1143");
+    assert_eq!(cell(&t, "server-prebuilt", "bytes/response"), "1,143");
 
     // E5's shape: requests/s and errors per concurrency.
     let mut r = load("results-e3.json");
@@ -465,16 +343,27 @@ fn html_page_is_self_contained_grouped_and_marked() {
         "no article figure"
     );
     // Charts: four per endpoint of E3 (2) and E1 (2), and E4's two (its remote target has
-    // no CPU or RSS) in one group, each run.
-    assert_eq!(page.matches("<svg class=\"chart\"").count(), 8 + 8 + 8 + 2);
+    // no CPU or RSS) in one group, each run; each drawn wide and narrow.
+    assert_eq!(
+        page.matches("<figure class=\"chart\"").count(),
+        8 + 8 + 8 + 2 + 3
+    );
+    assert_eq!(
+        page.matches("<svg class=\"chart wide\"").count(),
+        8 + 8 + 8 + 2
+    );
+    assert_eq!(
+        page.matches("<svg class=\"chart narrow\"").count(),
+        8 + 8 + 8 + 2
+    );
     // The tables, sortable, with separators; the tool-bound step's requests/s marked once,
     // the invalid step marked with its reason.
     assert!(page.contains("<table class=\"sortable\">"));
-    assert!(page.contains("<td class=\"num bound\" title=\"the load generator was ≥ 90 % busy: it may have set the pace\">81,103 †</td>"), "no tool-bound mark");
+    assert!(page.contains("<td class=\"num bound\" title=\"the load generator was ≥ 90 % busy: it may have set the pace\" data-fig=\"server-prebuilt|/|c100|rps\">81,103 †</td>"), "no tool-bound mark");
     assert_eq!(
         page.matches("81,103 †").count(),
-        3,
-        "the table cell, the bar's label and the same bar in E3's headline chart"
+        5,
+        "the table cell, the bar's label (wide and narrow) and the same bar in E3's headline chart"
     );
     assert!(page.contains("<td class=\"num invalid\" title=\"the server stopped answering during the run (exit status 137: killed by the OOM killer)\">invalid</td>"));
     // Fairness: bytes per response and the extra fields.
@@ -620,265 +509,31 @@ fn disturbed_steps_and_the_cpu_split_are_shown() {
     assert!(svg.contains(" ‡</text>"), "no disturbed bar label");
     assert!(svg.contains("the machine was busy"), "no legend entry");
     assert!(
-        svg.contains("light: kernel time (system calls, loopback TCP)"),
+        svg.contains("light: its kernel share (system calls, loopback TCP)"),
         "no CPU split legend"
     );
-    assert!(svg.contains("12.22 (4.00 + 8.22)"), "no split label");
-}
-
-/// A recorded quick E7 run of every server (`results-e7.json`: `bench run e7 --quick`,
-/// 2026-12-01, on a machine busy with other builds, so every figure is marked ‡).
-#[test]
-fn e7_tables_have_a_column_per_rung_and_each_servers_saturation() {
-    let r = load("results-e7.json");
-    let md = markdown(&r);
-    let head = [
-        "Server",
-        "Analogue of",
-        "Capacity, req/s",
-        "Searched between",
-        "p99 ≤ 10 ms up to",
-        "r1k",
-        "r10k",
-        "r40k",
-        "r120k",
-    ];
-    for endpoint in ["/hello", "/api/hello"] {
-        let t = table(
-            &md,
-            &format!("## `{endpoint}`: p99 ms · server CPU µs per request, at each offered rate"),
-        );
-        assert_eq!(t.0, head);
-        // A row per server that ran the endpoint: the peers ran /hello only.
-        let rows: Vec<&str> = t.1.iter().map(|r| r[0].as_str()).collect();
-        let ran: Vec<&str> = r
-            .servers
-            .iter()
-            .filter(|s| s.steps.iter().any(|st| st.endpoint == endpoint))
-            .map(|s| s.name.as_str())
-            .collect();
-        assert_eq!(rows, ran, "{endpoint}");
-        assert_eq!(rows.len(), if endpoint == "/hello" { 12 } else { 6 });
-        for s in &r.servers {
-            let Some(row) = t.1.iter().find(|row| row[0] == s.name) else {
-                continue;
-            };
-            for (id, got) in head[5..].iter().zip(&row[5..]) {
-                let want = match s
-                    .steps
-                    .iter()
-                    .find(|st| st.endpoint == endpoint && st.step == *id)
-                {
-                    // Above the rung it stopped at: not run.
-                    None => "—".to_string(),
-                    Some(st) => {
-                        let m = st.median.as_ref().unwrap();
-                        format!(
-                            "{:.2} · {:.2}{}",
-                            m.latency_us.p99.unwrap() as f64 / 1000.0,
-                            m.cpu_us_per_request.unwrap(),
-                            if m.disturbed { " ‡" } else { "" }
-                        )
-                    }
-                };
-                assert_eq!(got, &want, "{} {endpoint} {id}", s.name);
-            }
-            // Its capacity with its interval, and the bracket the search narrowed.
-            let sus = bench_model::sustainable::sustained(&s.steps, endpoint).unwrap();
-            let cap = bench_model::verdict::capacity::Capacity::of(&s.steps, endpoint)
-                .map_or("n/a".to_string(), |c| c.text(bench_model::stats::thousands));
-            assert_eq!(row[2].trim_end_matches([' ', '‡', '†']), cap);
-            assert_eq!(row[3], sus.bracket());
-        }
-    }
-    let t = table(
-        &md,
-        "## `/hello`: p99 ms · server CPU µs per request, at each offered rate",
-    );
-    assert_eq!(cell(&t, "server-hyper", "r1k"), "3.98 · 81.92 ‡");
-    assert_eq!(cell(&t, "server-hyper", "r120k"), "—");
-    // Held at 10k, not at 40k (this fixture has no search): the capacity between them with
-    // its interval, the bracket, and the highest rate held with a p99 a user does not notice.
-    assert_eq!(
-        cell(&t, "server-hyper", "Capacity, req/s"),
-        "19,930 [7,406–54,176] ‡",
-        "one round a rung: a wide interval"
-    );
-    assert_eq!(
-        cell(&t, "server-hyper", "Searched between"),
-        "held 10,000, not held 40,000"
-    );
-    assert_eq!(cell(&t, "server-hyper", "p99 ≤ 10 ms up to"), "1,000");
-    // Not held at the lowest rate.
-    // Not held at the lowest rate tried: at most a little above it.
-    assert_eq!(cell(&t, "tornado", "Capacity, req/s"), "≤ 1,313");
-    assert_eq!(
-        cell(&t, "tornado", "Searched between"),
-        "not held at 1,000, the lowest rate"
-    );
-    assert_eq!(cell(&t, "tornado", "p99 ≤ 10 ms up to"), "none");
-    // The achieved rate with its share of the offered one; the tail from the intended send
-    // time beside the one from the actual send. The other tables name only the rung.
-    let t = table(&md, "## `/hello`: requests/s achieved at each offered rate");
-    assert_eq!(cell(&t, "server-prebuilt", "r40k"), "39,241 (98 %) ‡");
-    assert_eq!(
-        cell(&t, "server-prebuilt", "Capacity, req/s"),
-        "69,564 [29,733–164,391] ‡"
-    );
-    let t = table(
-        &md,
-        "## `/hello`: p99.9 ms from the intended send time · from the actual send",
-    );
-    assert_eq!(cell(&t, "server-hyper", "r1k"), "5.99 · 5.99 ‡");
-    // No bar-chart tables of the closed-loop experiments.
-    assert!(!md.contains("req/s r1k"), "{md}");
-}
-
-#[test]
-fn e7_marks_invalid_and_tool_bound_rungs_and_a_ladder_that_never_stopped() {
-    let mut r = load("results-e7.json");
-    let hyper = &mut r.servers[0];
-    assert_eq!(hyper.name, "server-hyper");
-    // r10k on /hello invalid (it stopped the ladder), r1k on /api/hello tool-bound, and
-    // /api/hello's saturation taken away: it kept up with every rung it ran.
-    hyper
-        .steps
-        .retain(|st| !(st.endpoint == "/hello" && st.step == "r40k"));
-    let st = hyper
-        .steps
-        .iter_mut()
-        .find(|st| st.endpoint == "/hello" && st.step == "r10k")
-        .unwrap();
-    st.valid = false;
-    st.invalid_reason = Some("the load tool was the limit at this rate (…)".into());
-    for st in hyper
-        .steps
-        .iter_mut()
-        .filter(|st| st.endpoint == "/api/hello")
-    {
-        st.saturation = None;
-        if st.step == "r1k" {
-            st.median.as_mut().unwrap().tool_bound = true;
-        }
-    }
-    let md = markdown(&r);
-    let t = table(
-        &md,
-        "## `/hello`: p99 ms · server CPU µs per request, at each offered rate",
-    );
-    assert_eq!(cell(&t, "server-hyper", "r10k"), "invalid");
-    // Held 1,000 in its one round: a lower bound, and one round cannot put it at 1,000.
-    assert_eq!(cell(&t, "server-hyper", "Capacity, req/s"), "≥ 757 ‡");
-    assert_eq!(
-        cell(&t, "server-hyper", "Searched between"),
-        "no valid run at 10,000"
-    );
-    let t = table(
-        &md,
-        "## `/api/hello`: p99 ms · server CPU µs per request, at each offered rate",
-    );
-    assert!(cell(&t, "server-hyper", "r1k").ends_with(" †‡"));
-    // Its lowest rung was the tool's (†): that rung says nothing of the server, and its
-    // capacity comes from the runs of the rungs above it (held 10k, not 40k); the search's
-    // ladder, read rung by rung, stopped there.
-    assert_eq!(
-        cell(&t, "server-hyper", "Capacity, req/s"),
-        "19,930 [7,406–54,176]"
-    );
-    assert_eq!(
-        cell(&t, "server-hyper", "Searched between"),
-        "the load tool's limit at 1,000"
-    );
     assert!(
-        md.contains(
-            "## Invalid steps\n\n- server-hyper `/hello` r10k: the load tool was the limit"
-        )
+        svg.contains("12.22 µs/request (the median), of which user 4.00 and kernel 8.22"),
+        "no split in the tooltip"
     );
-    let svg = svg_string(&r);
-    well_formed(&svg).unwrap();
-    assert!(
-        svg.contains(">✕</text>"),
-        "the invalid rung is marked on the charts"
-    );
-    assert!(svg.contains("† the load generator was ≥ 90 % busy"));
-    // Where the generator's own limit lies, said once.
-    assert!(
-        md.contains("The load generator itself was the limit from 1,000 requests/s"),
-        "{md}"
-    );
-}
-
-#[test]
-fn e7_charts_are_latency_and_cpu_against_the_offered_rate() {
-    let r = load("results-e7.json");
-    let svg = svg_string(&r);
-    well_formed(&svg).unwrap();
-    let texts = texts(&svg);
-    // Per endpoint: latency (p50, p99, p99.9) and CPU per request against the offered rate;
-    // none of the closed-loop experiments' bar charts.
-    for endpoint in ["/hello", "/api/hello"] {
-        for title in [
-            "Latency against the offered rate (from each request&#39;s intended send time)",
-            "Server CPU time per request against the offered rate",
-        ] {
-            let want = format!("{title} · {endpoint}");
-            assert!(texts.contains(&want), "no {want:?} in {texts:?}");
-        }
-    }
-    assert!(!svg.contains("class=\"bar\""));
-    assert!(!texts.iter().any(|t| t.starts_with("Requests per second")));
-    for panel in ["p50", "p99", "p99.9", "CPU µs per request"] {
-        assert!(texts.iter().any(|t| t == panel), "{panel}");
-    }
-    for axis in [
-        "latency, log scale (less is better) ↑",
-        "CPU µs/request, log scale (less is better) ↑",
-        "offered rate, requests/s (log scale) →",
-        "100 ms: the keep-up limit",
-        "1k",
-        "10k",
-        "100k",
-    ] {
-        assert!(texts.iter().any(|t| t == axis), "{axis:?} in {texts:?}");
-    }
-    // Every server in the legend; a point per measured rung and figure (3 latency panels
-    // and the CPU panel), each with its tooltip; a hollow marker per saturation and panel.
-    for s in &r.servers {
-        assert!(texts.iter().any(|t| t == &s.name), "{}", s.name);
-    }
-    let rungs = r.servers.iter().flat_map(|s| &s.steps).count();
-    assert_eq!(svg.matches("class=\"mark\"").count(), 4 * rungs);
-    let saturations = r
+    // The label is the median total, the figure the tables give, never the sum of the
+    // parts' medians (E5's node-http read 21.44 beside a table's 21.26).
+    let hyper = r
         .servers
-        .iter()
-        .flat_map(|s| &s.steps)
-        .filter(|st| st.saturation.is_some())
-        .count();
-    assert_eq!(
-        svg.matches("fill=\"#FFFFFF\" stroke=").count(),
-        4 * saturations + 4
+        .iter_mut()
+        .find(|s| s.name == "server-hyper")
+        .unwrap();
+    hyper.steps[0].median.as_mut().unwrap().cpu_us_per_request = Some(11.5);
+    let svg = svg_string(&r);
+    let texts = texts(&svg);
+    assert!(texts.iter().any(|t| t == "11.50"), "{texts:?}");
+    assert!(!svg.contains("(4.00 + 8.22)"));
+    let res = table(
+        &markdown(&r),
+        "## Resources (server process tree, median of repeats)",
     );
-    assert!(svg.contains("solid: Rust variant, dashed: peer (a pair shares a colour)"));
-    // A closed-loop run has no charts against the rate.
-    assert!(!svg_string(&load("results-e3.json")).contains("against the offered rate"));
-    // The page: E7's section, with the four charts.
-    let page = html(&[Doc {
-        results: r,
-        href: None,
-    }]);
-    assert!(page.contains("<section class=\"experiment\" id=\"e7\">"));
-    assert_eq!(
-        page.matches("<svg class=\"chart\" data-chart=\"latency-rate\"")
-            .count(),
-        2
-    );
-    assert_eq!(
-        page.matches("<svg class=\"chart\" data-chart=\"cpu-rate\"")
-            .count(),
-        2
-    );
-    // And the first, the headline chart of its findings.
-    assert_eq!(page.matches("data-chart=\"latency-rate\"").count(), 3);
+    let row = res.1.iter().find(|r| r[0] == "server-hyper").unwrap();
+    assert_eq!(row[7], "11.50");
 }
 
 #[test]
@@ -904,10 +559,17 @@ fn the_page_opens_with_the_findings_and_names_no_machine_path_or_port() {
     assert!(at("id=\"findings\"") < at("<section class=\"experiment\""));
     let findings = &page[at("id=\"findings\"")..at("<section class=\"experiment\"")];
     assert!(
-        findings.contains("<code>server-prebuilt</code> serves 6.30× <code>node-http</code>&#39;s requests/s here (<code>/</code>, 100 connections: 81,103 vs 12,883 requests/s); the article: 2.58× (Blazeio vs node:http). <a class=\"from\" href=\"#e3-20261129T224000Z\">(run of 2026-11-29)</a>"),
+        findings.contains("<code>server-prebuilt</code> serves 6.30× <code>node-http</code>&#39;s requests/s here (<code>/</code>, 100 connections: <span class=\"fig\" data-fig=\"server-prebuilt|/|c100|rps\">81,103</span> vs <span class=\"fig\" data-fig=\"node-http|/|c100|rps\">12,883</span> requests/s); the article: 2.58× (Blazeio vs node:http). <a class=\"from\" href=\"#e3-20261129T224000Z\">(run of 2026-11-29)</a>"),
         "{findings}"
     );
-    assert_eq!(findings.matches("<svg class=\"headline-chart\"").count(), 3);
+    // Each figure of a sentence is keyed to the cell of its run's table it is read from.
+    assert!(page.contains("data-fig=\"server-prebuilt|/|c100|rps\">81,103</td>"));
+    assert_eq!(
+        findings
+            .matches("<svg class=\"headline-chart wide\"")
+            .count(),
+        3
+    );
     assert!(findings.contains("<a href=\"#e4\">E4 in detail ↓</a>"));
     // Each run's provenance folded, the commit short.
     assert_eq!(page.matches("<details class=\"provenance\">").count(), 3);
@@ -968,38 +630,6 @@ fn a_run_in_rounds_shows_its_intervals_in_every_table() {
     assert!(!prebuilt[2].contains('['), "{prebuilt:?}");
 }
 
-/// A real E7 run in rounds (`results-e7-rounds.json`): each server's line in the charts has
-/// the band of its rungs' 95 % intervals, said in the legend and in each point's tooltip; a
-/// run of one round has none.
-#[test]
-fn a_ladder_in_rounds_draws_each_lines_interval_as_a_band() {
-    let r = load("results-e7-rounds.json");
-    let svg = svg_string(&r);
-    well_formed(&svg).unwrap();
-    // Four panels (p50, p99, p99.9, CPU), a band per server in each: every server ran at
-    // least two rungs with six rounds.
-    assert_eq!(r.servers.len(), 4);
-    assert_eq!(
-        svg.matches("<polygon class=\"band\"").count(),
-        4 * r.servers.len(),
-        "{svg}"
-    );
-    assert!(svg.contains("band: the 95 % interval of the median over the rounds"));
-    // node-http's p99 at 10,000 requests/s, as the table gives it: 23.54 ms, 1.68–72.96.
-    assert!(
-        svg.contains("node-http, 10,000 requests/s offered: p99 23.5 ms"),
-        "{svg}"
-    );
-    assert!(svg.contains("p99 23.5 ms, 9,983 achieved; 95 % CI: 1.68 ms–73 ms"));
-    // Six rounds at every rung: no band below the level.
-    assert!(!svg.contains("below-level"));
-    // One round: no interval, no band, no legend line.
-    let one = first_round(&r);
-    let svg = svg_string(&one);
-    assert!(!svg.contains("class=\"band\""));
-    assert!(!svg.contains("band: the 95 % interval"));
-}
-
 /// A bar whose figure the round trips set carries § in the chart as in the tables, with its
 /// legend line.
 #[test]
@@ -1026,47 +656,6 @@ fn a_bar_set_by_the_round_trips_carries_its_mark() {
         "{texts:?}"
     );
     assert!(svg.contains("§ neither the server nor the load generator was busy"));
-}
-
-/// At an offered rate the ceiling is the yardstick of CPU per request and of the tail: each
-/// server's CPU per request, p99 and p99.9 over the ceiling's at the same rung and round.
-#[test]
-fn a_ladder_against_the_ceiling_compares_cpu_and_the_tail_at_every_rate() {
-    let md = markdown(&load("results-e7-rounds.json"));
-    let t = table(&md, "### `/hello`");
-    assert_eq!(
-        t.0[..4],
-        ["Server", "CPU/request r1k", "p99 r1k", "p99.9 r1k"]
-    );
-    assert_eq!(t.0.len(), 1 + 3 * 3);
-    assert!(!t.0.iter().any(|h| h.starts_with("requests/s")));
-    assert_eq!(
-        cell(&t, "server-prebuilt", "CPU/request r40k"),
-        "1.06 [0.98–1.20]"
-    );
-    assert_eq!(cell(&t, "node-http", "p99 r10k"), "39.07 [3.70–138.18]");
-    assert!(md.contains("the offered rate sets every server's requests/s while it keeps up"));
-    // A closed-loop run in rounds keeps requests/s and CPU per request.
-    let md = markdown(&load("results-e3-rounds.json"));
-    let t = table(&md, "### `/`");
-    assert_eq!(t.0, ["Server", "requests/s c100", "CPU/request c100"]);
-}
-
-/// `r` with the steps of `server` (every server's with `None`) cut to their first `k` rounds,
-/// as a run of fewer rounds would be.
-fn first_rounds(r: &Results, k: u32, server: Option<&str>) -> Results {
-    let mut cut = r.clone();
-    for s in cut
-        .servers
-        .iter_mut()
-        .filter(|s| server.is_none_or(|n| s.name == n))
-    {
-        for st in &mut s.steps {
-            st.repeats.retain(|run| run.round.is_some_and(|n| n <= k));
-            st.finish();
-        }
-    }
-    cut
 }
 
 /// An interval from fewer rounds than a 95 % interval needs (here node-http's, cut to 2 of
@@ -1098,7 +687,7 @@ fn an_interval_from_too_few_rounds_says_its_coverage_everywhere() {
     let (_, findings) = md.split_once("## Findings\n\n").unwrap();
     let finding = findings.lines().next().unwrap();
     assert!(
-        finding.contains(", min–max of 2 rounds, 50 %, too few for a 95 % interval)"),
+        finding.contains(", min–max of 2 rounds, 50 %, too few for a 95 % interval: each round's ratio is a lower bound (the load tool's limit), so the ratio is, 50 % of the time, at least 3.48)"),
         "{finding}"
     );
     assert!(!finding.contains("95 % CI"), "{finding}");
@@ -1133,58 +722,6 @@ fn an_interval_from_too_few_rounds_says_its_coverage_everywhere() {
         rows.iter().all(|r| r[2].contains("; 3 rounds, 75 %]")),
         "{rows:?}"
     );
-}
-
-/// E7's bands from too few rounds (the run cut to 3 rounds; a searched rate has 2 or 3 of its
-/// own) are drawn lighter and dashed, with their own legend line and tooltips, never as 95 %
-/// intervals; cut for one server, the others keep theirs.
-#[test]
-fn a_band_from_too_few_rounds_is_drawn_apart_and_said() {
-    let full = load("results-e7-rounds.json");
-    let r = first_rounds(&full, 3, None);
-    let svg = svg_string(&r);
-    well_formed(&svg).unwrap();
-    assert_eq!(
-        svg.matches(r#"<polygon class="band below-level""#).count(),
-        4 * r.servers.len(),
-        "{svg}"
-    );
-    assert!(!svg.contains(r#"<polygon class="band""#));
-    assert!(!svg.contains("band: the 95 %"));
-    assert!(svg.contains(
-        "light, dashed band: too few rounds for a 95 % interval, min–max of 3 rounds, 75 %"
-    ));
-    assert!(
-        svg.contains("achieved; min–max of 3 rounds, 75 %: "),
-        "{svg}"
-    );
-    assert!(!svg.contains("95 % CI"));
-    // One server cut: its band apart, the others' at 95 %, both said.
-    let one = first_rounds(&full, 2, Some("node-http"));
-    let svg = svg_string(&one);
-    assert_eq!(
-        svg.matches(r#"<polygon class="band below-level""#).count(),
-        4,
-        "{svg}"
-    );
-    assert_eq!(
-        svg.matches(r#"<polygon class="band""#).count(),
-        4 * (one.servers.len() - 1)
-    );
-    assert!(svg.contains("band: the 95 % interval of the median over the rounds"));
-    // The paragraph on how sure counts them, and names the searched rates among them.
-    let mut searched = one.clone();
-    let node = searched
-        .servers
-        .iter_mut()
-        .find(|s| s.name == "node-http")
-        .unwrap();
-    node.steps[2].searched_rounds = Some(3);
-    let md = markdown(&searched);
-    assert!(md.contains("**Too few rounds for 95 %:** 24 of the run's 96 intervals (in 3 of its 12 steps; 1 of them rates the search for the sustainable rate added, each measured in rounds of its own) are over fewer than 6 rounds, too few for a 95 % interval: 24 over 2 rounds, which hold the median 50 % of the time."), "{md}");
-    assert!(svg.contains(
-        "light, dashed band: too few rounds for a 95 % interval, min–max of 2 rounds, 50 %"
-    ));
 }
 
 /// The published E4 (node-http's steps): the probe's p99 beside `/api/sync` counts its 3

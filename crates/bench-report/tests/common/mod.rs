@@ -1,0 +1,149 @@
+//! What the report tests share: the recorded results documents, the markdown tables read
+//! back, the SVG's texts and its well-formedness, a run cut to its first rounds.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use bench_model::results::Results;
+
+pub fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+pub fn load(name: &str) -> Results {
+    Results::load(&data(name)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// `r` cut to its first round, as a run of one round would be.
+pub fn first_round(r: &Results) -> Results {
+    let mut one = r.clone();
+    for s in &mut one.servers {
+        for st in &mut s.steps {
+            st.repeats.retain(|run| run.round == Some(1));
+            st.finish();
+        }
+    }
+    one
+}
+
+/// The first table after the line `heading`: header cells, then rows of cells.
+pub fn table(md: &str, heading: &str) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut lines = md.lines().skip_while(|l| *l != heading);
+    assert!(lines.next().is_some(), "no heading {heading:?} in:\n{md}");
+    let rows: Vec<Vec<String>> = lines
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            l.trim_matches('|')
+                .split(" | ")
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect();
+    assert!(rows.len() >= 2, "no table under {heading:?}");
+    let mut it = rows.into_iter();
+    let head = it.next().unwrap_or_default();
+    let body: Vec<Vec<String>> = it.skip(1).collect(); // the rule
+    for r in &body {
+        assert_eq!(r.len(), head.len(), "ragged row {r:?} under {head:?}");
+    }
+    (head, body)
+}
+
+pub fn cell<'a>(t: &'a (Vec<String>, Vec<Vec<String>>), row: &str, col: &str) -> &'a str {
+    let c =
+        t.0.iter()
+            .position(|h| h == col)
+            .unwrap_or_else(|| panic!("no column {col:?} in {:?}", t.0));
+    let r =
+        t.1.iter()
+            .find(|r| r[0] == row)
+            .unwrap_or_else(|| panic!("no row {row:?}"));
+    &r[c]
+}
+
+/// A small well-formedness check: tags balance, attributes are quoted, text has no `<`.
+pub fn well_formed(xml: &str) -> Result<(), String> {
+    let mut stack: Vec<String> = Vec::new();
+    let mut rest = xml.trim_start();
+    if let Some(r) = rest.strip_prefix("<?xml") {
+        rest = &r[r.find("?>").ok_or("unclosed declaration")? + 2..];
+    }
+    let mut root_seen = false;
+    while let Some(i) = rest.find('<') {
+        rest = &rest[i..];
+        if let Some(r) = rest.strip_prefix("<!--") {
+            rest = &r[r.find("-->").ok_or("unclosed comment")? + 3..];
+            continue;
+        }
+        let end = rest.find('>').ok_or("unclosed tag")?;
+        let tag = &rest[1..end];
+        if !tag.matches('"').count().is_multiple_of(2) {
+            return Err(format!("unbalanced quotes in <{tag}>"));
+        }
+        if let Some(name) = tag.strip_prefix('/') {
+            match stack.pop() {
+                Some(open) if open == name.trim() => {}
+                other => return Err(format!("</{name}> closes {other:?}")),
+            }
+        } else {
+            let name = tag
+                .split_whitespace()
+                .next()
+                .ok_or("empty tag")?
+                .trim_end_matches('/')
+                .to_string();
+            if stack.is_empty() && root_seen {
+                return Err("two root elements".into());
+            }
+            root_seen = true;
+            if !tag.ends_with('/') {
+                stack.push(name);
+            }
+        }
+        rest = &rest[end + 1..];
+        let text_end = rest.find('<').unwrap_or(rest.len());
+        if rest[..text_end].contains('>') {
+            return Err("a raw > in text".into());
+        }
+    }
+    if !stack.is_empty() {
+        return Err(format!("unclosed {stack:?}"));
+    }
+    if !root_seen {
+        return Err("no root element".into());
+    }
+    Ok(())
+}
+
+/// The trimmed contents of the `<text>` elements.
+pub fn texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let start = t.find('>')? + 1;
+            let end = t.find("</text>")?;
+            Some(t.get(start..end)?.trim().to_string())
+        })
+        .collect()
+}
+
+/// `r` with the steps of `server` (every server's with `None`) cut to their first `k` rounds,
+/// as a run of fewer rounds would be.
+pub fn first_rounds(r: &Results, k: u32, server: Option<&str>) -> Results {
+    let mut cut = r.clone();
+    for s in cut
+        .servers
+        .iter_mut()
+        .filter(|s| server.is_none_or(|n| s.name == n))
+    {
+        for st in &mut s.steps {
+            st.repeats.retain(|run| run.round.is_some_and(|n| n <= k));
+            st.finish();
+        }
+    }
+    cut
+}
