@@ -1126,20 +1126,16 @@ fn tools_compare_alternates_the_tools_on_one_server() {
         .collect();
     assert_eq!(order, want, "{stdout}");
     for c in &rows {
-        let rps: f64 = c[2]
-            .trim_end_matches('†')
-            .parse()
-            .unwrap_or_else(|_| panic!("req/s in {c:?}"));
-        let p50: f64 = c[3].parse().unwrap_or_else(|_| panic!("p50 in {c:?}"));
+        // Figures are grouped by thousands (`29,905`), as every table writes them.
+        let figure = |s: &str| s.trim_end_matches('†').replace(',', "").parse::<f64>();
+        let rps: f64 = figure(c[2]).unwrap_or_else(|_| panic!("req/s in {c:?}"));
+        let p50: f64 = figure(c[3]).unwrap_or_else(|_| panic!("p50 in {c:?}"));
         // autocannon's latencies are whole milliseconds: its p50 may be 0.
         assert!(rps > 0.0 && (p50 > 0.0 || c[1] == "autocannon"), "{c:?}");
         // Server CPU per request and the tool's own CPU: sampled, because bench started both.
-        assert!(c[5].parse::<f64>().is_ok_and(|v| v > 0.0), "{c:?}");
-        assert!(
-            c[6].parse::<f64>().is_ok_and(|v| v > 0.0),
-            "tool CPU in {c:?}"
-        );
-        let ratio: f64 = c[8].parse().unwrap_or_else(|_| panic!("ratio in {c:?}"));
+        assert!(figure(c[5]).is_ok_and(|v| v > 0.0), "{c:?}");
+        assert!(figure(c[6]).is_ok_and(|v| v > 0.0), "tool CPU in {c:?}");
+        let ratio: f64 = figure(c[8]).unwrap_or_else(|_| panic!("ratio in {c:?}"));
         if c[1] == "builtin" {
             assert_eq!((c[8], c[9]), ("1.000", "1.000"), "{c:?}");
         } else {
