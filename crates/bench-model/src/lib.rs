@@ -3,6 +3,8 @@
 //!
 //! - [`experiment`]: E1–E7 as data: endpoints, steps, load model, default lengths, and what
 //!   each experiment's report shows (tables, charts, findings, headline columns);
+//! - [`noise`]: where a step's noise is: within a repeat, between repeats, shared by a round,
+//!   and what its dips went with, read from the repeats' timelines;
 //! - [`results`]: the versioned results JSON of each kind (`bench run`, instructions, tools
 //!   compare, idle) with its provenance and UTC timestamps, loaded and written, and their
 //!   statistics (the median of repeats, their spread);
@@ -22,6 +24,7 @@
 #![deny(missing_docs)]
 
 pub mod experiment;
+pub mod noise;
 pub mod results;
 pub mod rules;
 pub mod schema;

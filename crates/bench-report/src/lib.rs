@@ -23,7 +23,8 @@
 //! results file (in the markdown beside it and as a section of the page); [`tools`] and
 //! [`idle`] the tables of a `bench tools compare` and a `bench idle` results file (on the
 //! terminal and in the markdown beside it); [`other`] tells those three kinds of file apart
-//! by their `schema`, the one place that does. Their reports are documents of the same model
+//! by their `schema`, the one place that does. [`noise`] is `bench noise`'s tables: where each step's noise
+//! is, from its repeats' timelines ([`bench_model::noise`]). Their reports are documents of the same model
 //! as an experiment's (`model.rs`), and the page draws their tables with the same renderer.
 //!
 //! What each experiment's report shows is declared beside its steps in its own file of `bench_model::experiment`
@@ -61,6 +62,7 @@ pub mod idle;
 pub mod instructions;
 mod model;
 mod model_html;
+pub mod noise;
 pub mod other;
 mod read;
 pub mod stale;

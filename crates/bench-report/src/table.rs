@@ -28,6 +28,27 @@ impl Table {
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }
+
+    /// The table as markdown: a header, its rule, a line per row (a `|` in a cell escaped).
+    pub fn markdown(&self) -> String {
+        let n = self.header.len();
+        let line = |cells: &[String]| {
+            let cells: Vec<String> = (0..n)
+                .map(|i| {
+                    cells
+                        .get(i)
+                        .map_or(String::new(), |c| c.replace('|', "\\|"))
+                })
+                .collect();
+            format!("| {} |\n", cells.join(" | "))
+        };
+        let mut out = line(&self.header);
+        out.push_str(&format!("|{}\n", "---|".repeat(n)));
+        for r in &self.rows {
+            out.push_str(&line(r));
+        }
+        out
+    }
 }
 
 impl fmt::Display for Table {
@@ -69,5 +90,10 @@ mod tests {
         let mut t = Table::new(&["a", "bb"]);
         t.row(vec!["xxx".into(), "y".into()]);
         assert_eq!(t.to_string(), "a    bb\n---  --\nxxx  y\n");
+        t.row(vec!["a|b".into()]);
+        assert_eq!(
+            t.markdown(),
+            "| a | bb |\n|---|---|\n| xxx | y |\n| a\\|b |  |\n"
+        );
     }
 }

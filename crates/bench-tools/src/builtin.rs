@@ -11,13 +11,15 @@
 //! kept, and [`rules::fell_behind`] decides who held the unsent back: the generator
 //! ([`Run::tool_fell_behind`], the tool's limit) or the server (its saturation, a note).
 //!
-//! With `--interval` its report also has a timeline, the measured window in intervals, which
-//! [`timeline`] reads into this crate's [`Timeline`] (the results model's [`Run`] has no place
-//! for it).
+//! Every timed run asks for `--interval` at the harness's cadence
+//! ([`INTERVAL`](bench_model::results::timeline::INTERVAL)): its report then has a timeline,
+//! the measured window in intervals, which [`timeline`] reads into this crate's [`Timeline`];
+//! the harness puts its answers and p99 beside its own readings in the run's timeline.
 
 use loadgen::Report;
 use serde::{Deserialize, Serialize};
 
+use bench_model::results::timeline::INTERVAL;
 use bench_model::results::{Errors, Latency, Run};
 use bench_model::rules;
 
@@ -56,6 +58,10 @@ pub(super) fn argv(spec: &LoadSpec, url: &str) -> Vec<String> {
     a.extend(header_args("-H", &spec.headers));
     if let Some(w) = spec.warmup {
         a.extend(["--warmup".into(), duration_arg(w)]);
+    }
+    // Its timeline, at the harness's cadence, wherever the window has a whole interval.
+    if spec.stages.is_empty() && spec.duration.is_some_and(|d| d >= INTERVAL) {
+        a.extend(["--interval".into(), duration_arg(INTERVAL)]);
     }
     a.extend(["--json".into(), "--no-progress".into()]);
     a
@@ -197,10 +203,6 @@ pub struct TimelineInterval {
 /// The timeline of the built-in generator's report in `stdout`: `None` for a run without
 /// `--interval` (and every report from before it). The harness reads it beside [`parse`]'s
 /// [`Run`].
-#[allow(
-    dead_code,
-    reason = "bench-tools' lib.rs exposes it once the harness stores it"
-)]
 pub fn timeline(stdout: &str, stderr: &str) -> Result<Option<Timeline>, ToolError> {
     let Some(t) = report(stdout, stderr)?.result.timeline else {
         return Ok(None);
@@ -295,7 +297,8 @@ mod tests {
         assert_eq!(
             a.join(" "),
             "/t/loadgen http://127.0.0.1:1/hello -c 50 -d 2s -n 1000 --mode http1.0-keep-alive \
-             --timeout 1500ms -H Authorization: Bearer t --warmup 1s --json --no-progress"
+             --timeout 1500ms -H Authorization: Bearer t --warmup 1s --interval 500ms --json \
+             --no-progress"
         );
         let mut p = LoadSpec::keep_alive(100, Duration::from_secs(5));
         p.pipeline = 16;
@@ -304,7 +307,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             a.join(" "),
-            "lg http://h:1/ -c 100 -d 5s --mode keep-alive -p 16 --json --no-progress"
+            "lg http://h:1/ -c 100 -d 5s --mode keep-alive -p 16 --interval 500ms --json --no-progress"
         );
         let s = LoadSpec {
             duration: None,

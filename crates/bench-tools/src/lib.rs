@@ -23,6 +23,7 @@ use std::process::{Command, Stdio};
 use std::str::FromStr;
 use std::time::Duration;
 
+pub use builtin::{Timeline, TimelineInterval, timeline};
 pub use loadgen::{Mode, Stage};
 
 use bench_model::results::Run;

@@ -31,7 +31,7 @@ fn the_tools_with_an_open_model_offer_the_rate_exactly() {
     assert_eq!(
         argv(Tool::Builtin),
         "loadgen http://127.0.0.1:8080/hello -c 100 -d 10s -R 5000 --mode keep-alive \
-         --timeout 10s --json --no-progress"
+         --timeout 10s --interval 500ms --json --no-progress"
     );
     assert_eq!(
         argv(Tool::Oha),

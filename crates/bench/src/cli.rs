@@ -36,6 +36,11 @@ pub enum Cmd {
     /// and power by rounds, clean comparisons shaped like a publish (the report's and the
     /// gate's false alarms), false discoveries with real moves, E7's capacity interval
     Calibrate(CalibrateArgs),
+    /// Where each step's noise is, from the repeats' timelines: the scatter within a repeat,
+    /// between repeats and what independent intervals would give, the A/A pairs split into
+    /// what a round shares and what a run has alone, what the dips went with (steal, other
+    /// work, waits); with --against, between two sittings
+    Noise(NoiseArgs),
     /// Instructions per request of each server under callgrind (noise-free), per endpoint and
     /// mode; or check / write the committed baseline of server-prebuilt
     Instructions(InstructionsArgs),
@@ -347,6 +352,21 @@ fn margin(s: &str) -> Result<f64, String> {
             "{s:?} is not a margin in percent between 0 and 100 (e.g. 10)"
         )),
     }
+}
+
+/// `bench noise`.
+#[derive(Args, Debug)]
+pub struct NoiseArgs {
+    /// Results files of `bench run` (a folder: the newest file of each experiment in it)
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
+    /// Another sitting of the same experiments: each step's median moved between the two,
+    /// beside what their rounds alone would move it
+    #[arg(long, value_name = "FILE")]
+    pub against: Vec<PathBuf>,
+    /// Also write the tables as markdown to this file
+    #[arg(long, value_name = "FILE.md")]
+    pub markdown: Option<PathBuf>,
 }
 
 /// `bench calibrate`.

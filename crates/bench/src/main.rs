@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use bench::cli::{Cli, Cmd, ToolsCmd};
 use bench::cmd::{
-    calibrate, compare, idle, instructions, list, publish, report, run, tools, verify,
+    calibrate, compare, idle, instructions, list, noise, publish, report, run, tools, verify,
 };
 use bench::error;
 use bench::say;
@@ -104,6 +104,7 @@ fn execute(cli: Cli) -> anyhow::Result<()> {
         Cmd::Report(a) => report::run(&a),
         Cmd::Compare(a) => compare::run(&a),
         Cmd::Calibrate(a) => calibrate::run(&a),
+        Cmd::Noise(a) => noise::run(&a),
     }
 }
 

@@ -10,8 +10,8 @@
 //! This file is the schema only. Beside it: [`instructions`] (the schema of `bench
 //! instructions`' results), [`tools`] (`bench tools compare`'s), [`idle`] (`bench idle`'s),
 //! [`provenance`] (the [`Machine`] and [`Git`]
-//! fields and how they are detected, the programs' version lines) and [`timestamp`] (UTC
-//! timestamps, through the `time` crate).
+//! fields and how they are detected, the programs' version lines), [`timeline`] (a repeat's
+//! window in intervals) and [`timestamp`] (UTC timestamps, through the `time` crate).
 //!
 //! Adding an optional field keeps the schema version; renaming or removing one bumps it.
 
@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 pub mod idle;
 pub mod instructions;
 pub mod provenance;
+pub mod timeline;
 pub mod timestamp;
 pub mod tools;
 
@@ -272,7 +273,7 @@ pub fn aa_one_sided(ratios: &[f64]) -> Option<OneSided> {
 }
 
 /// One step of an experiment against one server (e.g. E3's `c1000` on `/`), repeated.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct StepResult {
     /// The step's id within the experiment (`c100`, `ramp`, `sync`, …).
@@ -548,6 +549,11 @@ pub struct Run {
     /// a probe (and in files from before probes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe: Option<Box<Run>>,
+    /// The measured window in intervals ([`timeline`]): the loopback's throughput, the
+    /// generator's answers and p99, the server's, the tool's and the machine's CPU. `None` in
+    /// a step's `median`, for a window too short to cut, and in files from before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<timeline::Timeline>,
 }
 
 /// How the built-in generator's note on a run began when one of its threads was busy nearly
@@ -920,6 +926,7 @@ pub fn median(runs: &[Run]) -> Option<Run> {
                 .collect();
             median(&probes).map(Box::new)
         },
+        timeline: None,
     })
 }
 

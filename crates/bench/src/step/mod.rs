@@ -12,7 +12,8 @@
 //! - [`child`]: a load tool (or cargo) as a pinned, time-bounded, killable child process;
 //! - [`bench_tools`] (its own crate): every load tool's exact argv and its output parser;
 //! - [`sample`]: RSS and CPU of a server's process tree from /proc; [`machine`]: the other
-//!   work and steal beside a step, and the preflight;
+//!   work and steal beside a step, and the preflight; [`timeline`]: the three cut into
+//!   half-second intervals over the tool's measured window, the run's timeline;
 //! - [`answer`]: one plain `GET` per endpoint judged against the contract's bytes (`bench
 //!   verify`'s fairness table, E6's record before any load);
 //! - [`procs`] (process groups, /proc), [`pin`] (CPU affinity), [`signals`] (SIGINT/SIGTERM
@@ -31,6 +32,7 @@ pub mod procs;
 pub mod sample;
 pub mod server;
 pub mod signals;
+pub mod timeline;
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -559,6 +561,7 @@ fn measure(
     // The measured run, with the server's process tree and the machine read throughout.
     let t0 = std::time::Instant::now();
     let sampler = subject.pid().map(|pid| Sampler::start(pid, SAMPLE_EVERY));
+    let ticker = timeline::Ticker::start(SAMPLE_EVERY);
     let clock = machine::Clock::now();
     let lim = limit(&spec, load.quick);
     let mut rounds: Vec<(Run, Output)> = Vec::new();
@@ -605,6 +608,9 @@ fn measure(
     }
     let series = sampler.and_then(Sampler::finish);
     let machine = clock.zip(machine::Clock::now()).map(|(a, b)| a.until(&b));
+    let timeline = ticker
+        .finish()
+        .and_then(|ticks| step_timeline(tool, &rounds, &ticks, series.as_ref()));
     let n_rounds = rounds.len() as u32;
     let tool_usage = tool_window(&rounds);
     // Each round's whole CPU, to its exit: what the readings missed after their last is not
@@ -614,6 +620,7 @@ fn measure(
     if counted {
         run.rounds = Some(n_rounds);
     }
+    run.timeline = timeline;
     let server = series.as_ref().map(Series::usage);
     if let Some(u) = &server {
         add_usage(&mut run, u);
@@ -730,6 +737,36 @@ fn measure(
     Ok(Measured::Run(Box::new(run), why))
 }
 
+/// The timeline of a step's measured window (its rounds' windows, first to last), from the
+/// machine's readings, the server's and the tools', and the built-in generator's own when the
+/// step was one run of it.
+fn step_timeline(
+    tool: Tool,
+    rounds: &[(Run, Output)],
+    ticks: &timeline::Ticks,
+    server: Option<&Series>,
+) -> Option<bench_model::results::timeline::Timeline> {
+    let ((first, o1), (_, on)) = (rounds.first()?, rounds.last()?);
+    let end = |o: &Output| o.started + o.elapsed;
+    let start = end(o1).checked_sub(std::time::Duration::from_secs_f64(
+        first.duration_s.max(0.0),
+    ))?;
+    let generated = match (tool, rounds) {
+        (Tool::Builtin, [(_, o)]) => bench_tools::timeline(&o.stdout, &o.stderr).ok().flatten(),
+        _ => None,
+    };
+    timeline::cut(&timeline::Sources {
+        window: (start.max(o1.started), end(on)),
+        ticks,
+        server,
+        tools: rounds
+            .iter()
+            .filter_map(|(_, o)| o.usage.as_ref())
+            .collect(),
+        generated: generated.as_ref(),
+    })
+}
+
 /// `[start, end]` of a tool's measured window, seconds from `t0`: the last `duration_s`
 /// seconds before it exited.
 fn window_of(o: &Output, duration_s: f64, t0: std::time::Instant) -> [f64; 2] {
@@ -822,6 +859,7 @@ fn probe_only(run: &Run) -> Run {
         cpu_user_us_per_request: None,
         cpu_kernel_us_per_request: None,
         probe: None,
+        timeline: None,
         ..run.clone()
     }
 }
@@ -1241,7 +1279,7 @@ mod tests {
         assert_eq!(
             probe,
             "/x/loadgen http://127.0.0.1:9/api/hello -c 1 -d 1s --mode keep-alive \
-             --timeout 5s --warmup 500ms --json --no-progress"
+             --timeout 5s --warmup 500ms --interval 500ms --json --no-progress"
         );
         assert_eq!(r.tool_command, launch.argvs[1]);
         let p = r.repeats[0].probe.as_deref().expect("the probe's run");

@@ -72,6 +72,8 @@ struct Reading {
 /// Every reading of a tree that was seen at least once, in order.
 #[derive(Clone, Debug)]
 pub struct Series {
+    /// When its sampler started: a reading's `at` is since then.
+    origin: Instant,
     readings: Vec<Reading>,
 }
 
@@ -83,6 +85,18 @@ impl Series {
 
     fn end(&self) -> Duration {
         self.readings.last().map_or(Duration::ZERO, |r| r.at)
+    }
+
+    /// When its sampler started.
+    pub fn origin(&self) -> Instant {
+        self.origin
+    }
+
+    /// What the tree used between two instants, counted between the last readings at or
+    /// before each: [`Series::usage_between`] on the clock.
+    pub fn usage_at(&self, from: Instant, to: Instant) -> Usage {
+        let since = |t: Instant| t.saturating_duration_since(self.origin);
+        self.usage_between(since(from), since(to))
     }
 
     /// What the tree used over the whole window.
@@ -163,6 +177,7 @@ pub fn over(root: i32, window: Duration) -> Option<Usage> {
     let last = read(root, t0.elapsed())?;
     Some(
         Series {
+            origin: t0,
             readings: vec![first, last],
         }
         .usage(),
@@ -270,7 +285,10 @@ impl Sampler {
             return None;
         }
         readings.extend(read(self.root, self.started.elapsed()));
-        Some(Series { readings })
+        Some(Series {
+            origin: self.started,
+            readings,
+        })
     }
 }
 
@@ -409,6 +427,7 @@ mod tests {
             (2, tree_times(&[member(40)], true, |_| thread(400_000_000))),
         ];
         let series = Series {
+            origin: Instant::now(),
             readings: readings
                 .into_iter()
                 .map(|(s, threads)| Reading {
