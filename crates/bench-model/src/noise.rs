@@ -29,6 +29,10 @@ pub struct Levels {
     pub within: f64,
     /// The log-sd between the repeats' means; `None` below 3 repeats.
     pub between: Option<f64>,
+    /// A repeat's first interval over its median interval, the median over the repeats: the
+    /// measured window's opening (the run's own connections, the server's first requests),
+    /// below 1 where it is slower than the rest.
+    pub opening: f64,
     /// What `between` would be if every interval were an independent draw of `within`:
     /// `within / √intervals`. A `between` well above it says the noise is in whole runs,
     /// which longer runs do not average away.
@@ -92,7 +96,15 @@ impl Levels {
         let within = (ss / df.max(1) as f64).sqrt();
         let intervals = median(counts).unwrap_or(2.0) as usize;
         let means: Vec<f64> = timelines.iter().filter_map(|t| mean(t)).collect();
+        let openings: Vec<f64> = timelines
+            .iter()
+            .filter_map(|t| {
+                let v = series(t)?;
+                Some(v[0] / median(v.to_vec())?)
+            })
+            .collect();
         Some(Levels {
+            opening: median(openings).unwrap_or(1.0),
             repeats: timelines.len(),
             intervals,
             within,
@@ -366,6 +378,50 @@ mod tests {
         assert_eq!(p.rounds, 5);
         assert!(p.per_run < 0.03 && p.per_round > 0.15, "{p:?}");
         assert!((p.total.powi(2) - p.per_run.powi(2) - p.per_round.powi(2)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_recorded_run_shows_its_noise_in_whole_runs_and_its_dips_at_the_opening() {
+        // E3 on 2026-12-04 (docs/notes/2026-12-04-noise.md): 10 rounds of 4 s.
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../docs/notes/2026-12-04-noise/a/e3-20261204T224434Z.json"
+        );
+        let r =
+            crate::results::Results::load(std::path::Path::new(path)).expect("the recorded run");
+        let step = |name: &str, id: &str| {
+            r.servers
+                .iter()
+                .find(|s| s.name == name)
+                .and_then(|s| s.steps.iter().find(|st| st.step == id))
+                .expect("the step")
+        };
+        // The tool-bound step: runs 4× further apart than their intervals would put them.
+        let l = Levels::of(step("server-prebuilt", "c100")).unwrap();
+        assert_eq!((l.repeats, l.intervals), (10, 8));
+        assert!(l.between.unwrap() > 3.0 * l.if_independent, "{l:?}");
+        // node-http at c1000: its opening a quarter slower, its dips with its own threads'
+        // wait for the CPU.
+        let node = step("node-http", "c1000");
+        let l = Levels::of(node).unwrap();
+        assert!(l.opening < 0.85, "{l:?}");
+        let d = Dips::of(node).unwrap();
+        let wait = d.with.iter().find(|c| c.name == "server wait").unwrap();
+        assert!(
+            wait.correlation.unwrap() < -0.5 && wait.in_dips > 5.0 * wait.elsewhere,
+            "{wait:?}"
+        );
+        let steal = d.with.iter().find(|c| c.name == "steal").unwrap();
+        assert!(steal.in_dips < 1.0, "{steal:?}");
+        // The A/A copies: a round shares part of a run's noise.
+        let p = Pair::of(
+            step("server-prebuilt", "c100"),
+            step("server-prebuilt#2", "c100"),
+            |m| Some(m.requests_per_s),
+        )
+        .unwrap();
+        assert_eq!(p.rounds, 10);
+        assert!(p.per_round > 0.02 && p.per_run > 0.02, "{p:?}");
     }
 
     #[test]

@@ -36,6 +36,7 @@ pub mod calibrate;
 pub mod capacity;
 pub mod multiple;
 pub mod rank;
+pub mod sequential;
 
 use serde::Serialize;
 
