@@ -34,6 +34,7 @@ pub fn levels(runs: &[Results]) -> Table {
         "within",
         "if independent",
         "between",
+        "first 0.5 s",
         "÷ ceiling",
         "dips",
         "low repeats",
@@ -59,6 +60,7 @@ pub fn levels(runs: &[Results]) -> Table {
                     f3(Some(l.within)),
                     f3(Some(l.if_independent)),
                     f3(l.between),
+                    format!("{:.2}", l.opening),
                     f3(by_ceiling),
                     d.as_ref()
                         .map_or("–".into(), |d| format!("{}/{}", d.dips, d.intervals)),

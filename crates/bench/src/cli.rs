@@ -238,6 +238,15 @@ pub struct RunArgs {
     /// else 1)
     #[arg(long, visible_alias = "repeat", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
     pub rounds: Option<u32>,
+    /// After the rounds, more rounds of only the cells whose ratio (to the ceiling of the
+    /// same round; an A/A copy to its original; a step without the ceiling on its own figure)
+    /// has a 95 % interval wider than ±PCT %, until each is within it or --max-rounds is
+    /// reached (rounds by the width needed: docs/reading-results.md)
+    #[arg(long, value_name = "PCT", value_parser = width)]
+    pub until_width: Option<f64>,
+    /// The most rounds --until-width may reach, the planned ones included
+    #[arg(long, value_name = "N", default_value_t = 40, requires = "until_width", value_parser = clap::value_parser!(u32).range(6..=200))]
+    pub max_rounds: u32,
     /// Also a second copy of this server, measured as `NAME#2` in every round beside the
     /// first (an A/A pair: the run's precision; the two alternate in going first); the same
     /// as naming it twice in --servers. `NAME@ENDPOINT`: the copy on that endpoint's steps
@@ -342,6 +351,16 @@ pub struct CompareRunsArgs {
     /// measured), capacities (E7), or all
     #[arg(long, value_name = "A,B,…", value_delimiter = ',', default_values_t = ["findings".to_string(), "ceiling".to_string()])]
     pub figures: Vec<String>,
+}
+
+/// A half-width in percent: above 0 and below 100.
+fn width(s: &str) -> Result<f64, String> {
+    match s.trim_end_matches('%').trim().parse::<f64>() {
+        Ok(m) if m > 0.0 && m < 100.0 => Ok(m),
+        _ => Err(format!(
+            "{s:?} is not a half-width in percent between 0 and 100 (e.g. 5)"
+        )),
+    }
 }
 
 /// A margin in percent: above 0 and below 100.

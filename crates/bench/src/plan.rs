@@ -42,6 +42,24 @@ pub struct Plan {
     pub loadgen: PathBuf,
     /// What the steps run against.
     pub subjects: Subjects,
+    /// `--until-width`: rounds by the width needed after the planned ones.
+    pub until: Option<Until>,
+}
+
+/// Rounds by the width needed (`--until-width PCT --max-rounds N`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Until {
+    /// The half-width asked, percent.
+    pub percent: f64,
+    /// The most rounds, the planned ones included.
+    pub max_rounds: u32,
+}
+
+impl Until {
+    /// The half-width on logs (`ln(1 + PCT/100)`).
+    pub fn half_width(&self) -> f64 {
+        (1.0 + self.percent / 100.0).ln()
+    }
 }
 
 /// What a run drives.
@@ -146,6 +164,10 @@ impl Plan {
             quick: args.quick,
             loadgen,
             subjects,
+            until: args.until_width.map(|percent| Until {
+                percent,
+                max_rounds: args.max_rounds.max(repeat),
+            }),
         })
     }
 }

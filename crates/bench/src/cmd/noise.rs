@@ -19,21 +19,10 @@ fn load(paths: &[std::path::PathBuf]) -> anyhow::Result<Vec<Results>> {
 /// Runs `bench noise`.
 pub fn run(a: &NoiseArgs) -> anyhow::Result<()> {
     let runs = load(&a.files)?;
-    let levels = noise::levels(&runs);
-    if levels.is_empty() {
-        anyhow::bail!(
-            "no step in {} has timelines of two repeats or more (results from before timelines, or steps shorter than an interval)",
-            a.files
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
     let mut tables: Vec<(&str, Table)> = vec![
         (
             "Levels (log-sd of requests/s or the loopback's bytes)",
-            levels,
+            noise::levels(&runs),
         ),
         (
             "A/A pairs: what a round shares and what a run has alone",
@@ -47,8 +36,23 @@ pub fn run(a: &NoiseArgs) -> anyhow::Result<()> {
             noise::sittings(&other, &runs),
         ));
     }
+    if tables.iter().all(|(_, t)| t.is_empty()) {
+        anyhow::bail!(
+            "nothing to read in {}: no step has timelines of two repeats or more, no A/A pair has 3 rounds{}",
+            a.files
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            if a.against.is_empty() {
+                ""
+            } else {
+                ", and no step is in both sittings"
+            }
+        );
+    }
     let mut md = String::new();
-    for (title, t) in &tables {
+    for (title, t) in tables.iter().filter(|(_, t)| !t.is_empty()) {
         crate::say!("{title}");
         crate::term::out::text(format_args!("{t}\n"));
         md.push_str(&format!("### {title}\n\n{}\n", t.markdown()));

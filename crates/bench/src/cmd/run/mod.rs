@@ -19,6 +19,9 @@
 //! carries a [`Partial`] that says where they are, and the exit status still says what
 //! stopped the run.
 //!
+//! With `--until-width PCT` the planned rounds are followed by rounds of only the cells whose
+//! ratio is still wider than that (`until.rs`, by [`bench_model::verdict::sequential`]).
+//!
 //! With `--target URL` the same steps drive a server that is already running: nothing is
 //! built but the built-in generator, nothing is pinned or sampled, every round uses the same
 //! process, and the JSON says so.
@@ -42,6 +45,8 @@ use bench_model::results::{Pinning, Results, ServerKind, ServerResult, copy_numb
 use bench_model::sustainable;
 use bench_report::table::Table;
 use bench_tools::Tool;
+
+mod until;
 
 /// What `bench run` did: where the results went, and any step that could not be measured.
 #[derive(Debug)]
@@ -522,6 +527,7 @@ impl Run<'_> {
             problems.extend(cell.problems);
             Ok(())
         };
+        self.until_width(results, ckpt, rng, &mut cell)?;
         self.search(results, ckpt, rng, &mut cell)?;
         // A signal that came while the last server stopped still stops the run.
         signals::check()?;
@@ -1088,7 +1094,7 @@ mod tests {
     /// repeats as a run's document is before its first step.
     fn fresh() -> Results {
         let mut r: Results = serde_json::from_str(include_str!(
-            "../../../bench-report/tests/data/results-e3.json"
+            "../../../../bench-report/tests/data/results-e3.json"
         ))
         .unwrap();
         r.complete = false;
@@ -1194,6 +1200,7 @@ mod tests {
             quick: true,
             loadgen: PathBuf::from("/x/loadgen"),
             subjects: Subjects::Local(chosen.clone()),
+            until: None,
         };
         let argv = [
             "bench",
@@ -1215,7 +1222,7 @@ mod tests {
 
     /// The loop of `plan` over `chosen` with fake servers and `answers` as the tool's output,
     /// its results written under `dir`: what it returned, the results, the checkpoint.
-    fn measured(
+    pub(super) fn measured(
         plan: &Plan,
         chosen: &[(Server, Vec<Step>)],
         args: &RunArgs,
@@ -1329,6 +1336,7 @@ mod tests {
             quick: true,
             loadgen: PathBuf::from("/x/loadgen"),
             subjects: Subjects::Local(chosen.clone()),
+            until: None,
         };
         let mut fakes = crate::step::fake::Fakes {
             alive: usize::MAX,

@@ -1,0 +1,214 @@
+//! `--until-width PCT`: after the planned rounds, rounds of only the cells whose paired ratio
+//! still has a 95 % interval wider than ±PCT % (the rule and what it does to coverage:
+//! [`bench_model::verdict::sequential`]), each with the cell it is paired with (the ceiling,
+//! an A/A copy's original) in the same round, in a fresh random order, until every ratio is
+//! within the width or `--max-rounds` is reached. The results are written after every cell,
+//! as in the planned rounds.
+
+use bench_model::experiment::Step;
+use bench_model::results::{Results, copy_number};
+use bench_model::verdict::sequential;
+
+use super::{Checkpoint, Run};
+use crate::step::signals;
+
+impl Run<'_> {
+    /// The rounds by the width needed, after the planned ones; `cell` measures one step of
+    /// server `i` once, as round `round`.
+    pub(super) fn until_width(
+        &self,
+        results: &mut Results,
+        ckpt: &mut Checkpoint,
+        rng: &mut fastrand::Rng,
+        cell: &mut dyn FnMut(usize, &Step, u32, &mut Results) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        let p = self.plan;
+        let Some(until) = p.until else {
+            return Ok(());
+        };
+        let mut round = p.repeat;
+        loop {
+            let wanting = sequential::wanting(results, until.half_width());
+            if wanting.is_empty() {
+                crate::say!(
+                    "every ratio is within ±{} % after {round} rounds",
+                    until.percent
+                );
+                return Ok(());
+            }
+            if round >= until.max_rounds {
+                let names: Vec<String> = wanting
+                    .iter()
+                    .map(|w| {
+                        let width = w.half_width.map_or("below 6 rounds".into(), |h| {
+                            format!("±{:.1} %", (h.exp() - 1.0) * 100.0)
+                        });
+                        format!(
+                            "{} {} {} ({width})",
+                            results.servers[w.server].name, w.endpoint, w.step
+                        )
+                    })
+                    .collect();
+                crate::say!(
+                    "--max-rounds {}: {} ratio(s) still wider than ±{} %: {}",
+                    until.max_rounds,
+                    names.len(),
+                    until.percent,
+                    names.join(", ")
+                );
+                return Ok(());
+            }
+            round += 1;
+            // Each wanting cell and its partner, once, in the plan's step.
+            let mut cells: Vec<(usize, Step)> = Vec::new();
+            for w in &wanting {
+                let Some(step) = p
+                    .steps
+                    .iter()
+                    .find(|s| s.endpoint == w.endpoint && s.id == w.step)
+                else {
+                    continue;
+                };
+                for i in [Some(w.server), w.against].into_iter().flatten() {
+                    if !cells
+                        .iter()
+                        .any(|(j, s)| *j == i && super::same_step(s, step))
+                    {
+                        cells.push((i, step.clone()));
+                    }
+                }
+            }
+            if cells.is_empty() {
+                return Ok(());
+            }
+            crate::say!(
+                "round {round}: {} cell(s) for {} ratio(s) wider than ±{} %",
+                cells.len(),
+                wanting.len(),
+                until.percent
+            );
+            ckpt.more(cells.len());
+            rng.shuffle(&mut cells);
+            crate::plan::alternate_copies(&mut cells, round, |(i, step)| {
+                let (first, copy) = copy_number(&results.servers[*i].name);
+                (
+                    (first.to_string(), step.endpoint.clone(), step.id.clone()),
+                    copy,
+                )
+            });
+            for (i, step) in &cells {
+                signals::check()?;
+                cell(*i, step, round, results)?;
+                ckpt.step_done(results)?;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+    use std::path::PathBuf;
+
+    use bench_model::experiment;
+    use bench_tools::Tool;
+
+    use crate::plan::{Plan, Subjects, Until};
+    use crate::step::fake::{Fakes, Recorded, exited, report};
+
+    /// E3's first quick step on `/` on server-prebuilt and the ceiling, 6 planned rounds, each
+    /// run's requests/s drawn around 100,000 with a log-sd of 0.1 (a seeded stream of
+    /// answers, warm-ups included), until ±`percent` or `max` rounds.
+    fn run(percent: f64, max: u32) -> (bench_model::results::Results, Vec<Vec<String>>) {
+        let exp = experiment::find(experiment::E3.id).unwrap();
+        let step = exp
+            .steps_at(true, None, None)
+            .into_iter()
+            .find(|s| s.endpoint == "/")
+            .unwrap();
+        let manifest = manifest::Manifest::load_default().unwrap();
+        let chosen: Vec<_> = ["server-prebuilt", "ceiling"]
+            .iter()
+            .map(|n| (manifest.get(n).unwrap().clone(), vec![step.clone()]))
+            .collect();
+        let plan = Plan {
+            exp,
+            steps: vec![step],
+            tool: Tool::Builtin,
+            repeat: 6,
+            quick: true,
+            loadgen: PathBuf::from("/x/loadgen"),
+            subjects: Subjects::Local(chosen.clone()),
+            until: Some(Until {
+                percent,
+                max_rounds: max,
+            }),
+        };
+        let argv = ["bench", "run", "e3", "--quick", "--rounds", "6"];
+        let args = match <crate::cli::Cli as clap::Parser>::try_parse_from(argv)
+            .unwrap()
+            .command
+        {
+            crate::cli::Cmd::Run(a) => a,
+            other => panic!("{other:?}"),
+        };
+        let mut rng = fastrand::Rng::with_seed(11);
+        let answers: VecDeque<_> = (0..200)
+            .map(|_| {
+                let mut doc: serde_json::Value = serde_json::from_str(&report()).unwrap();
+                let z: f64 = (0..12).map(|_| rng.f64()).sum::<f64>() - 6.0;
+                let rps = 100_000.0 * (0.1 * z).exp();
+                let d = doc["result"]["duration_s"].as_f64().unwrap();
+                let n = (rps * d) as u64;
+                let res = &mut doc["result"];
+                for k in ["requests", "responses", "ok"] {
+                    res[k] = n.into();
+                }
+                res["requests_per_s"] = rps.into();
+                res["status"]["s2xx"] = n.into();
+                res["latency"]["count"] = n.into();
+                exited(0, &doc.to_string(), "")
+            })
+            .collect();
+        let mut fakes = Fakes {
+            alive: usize::MAX,
+            ..Default::default()
+        };
+        let mut launch = Recorded {
+            answers,
+            ..Default::default()
+        };
+        let dir =
+            std::env::temp_dir().join(format!("bench-until-{percent}-{}", std::process::id()));
+        let (got, results, _) =
+            super::super::tests::measured(&plan, &chosen, &args, &mut fakes, &mut launch, &dir, 3);
+        let _ = std::fs::remove_dir_all(&dir);
+        got.unwrap();
+        (results, launch.argvs)
+    }
+
+    fn rounds(r: &bench_model::results::Results, server: &str) -> Vec<u32> {
+        r.servers.iter().find(|s| s.name == server).unwrap().steps[0]
+            .repeats
+            .iter()
+            .filter_map(|m| m.round)
+            .collect()
+    }
+
+    #[test]
+    fn a_ratio_wider_than_the_width_gets_rounds_with_its_partner_up_to_the_budget() {
+        let (r, argvs) = run(1.0, 9);
+        // ±1 % is out of reach at 10 % noise: three more rounds of both cells, numbered on.
+        assert_eq!(rounds(&r, "server-prebuilt"), (1..=9).collect::<Vec<_>>());
+        assert_eq!(rounds(&r, "ceiling"), (1..=9).collect::<Vec<_>>());
+        // A warm-up and a measured run per cell.
+        assert_eq!(argvs.len(), 2 * 2 * 9);
+    }
+
+    #[test]
+    fn a_ratio_within_the_width_after_the_planned_rounds_gets_none() {
+        let (r, argvs) = run(99.0, 9);
+        assert_eq!(rounds(&r, "server-prebuilt"), (1..=6).collect::<Vec<_>>());
+        assert_eq!(argvs.len(), 2 * 2 * 6);
+    }
+}
