@@ -21,241 +21,54 @@ use bench_model::results::{Intervals, Results, Run, ServerKind, ServerResult, St
 use bench_model::stats::Interval;
 use bench_model::sustainable;
 
+use bench_chart::draw::{Drawn, Layout, draw, draw_rates};
+
+pub(crate) use bench_chart::chart::{
+    Cell, Chart, Kind, MARKERS, Metric, PALETTE, Panel, Percentiles, Point, RateChart, RatePanel,
+    Row, Series, Unanswered, Value,
+};
+
 use crate::model::Marks;
 use crate::read::{disturbed, endpoints, find, shown, step_ids, step_marks};
 use bench_model::experiment::{BASELINE, Charts};
 
-/// What a server is, for its colour.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
-    /// A Rust variant of this workspace.
-    Rust,
-    /// A peer: the article's own system.
-    Peer,
-    /// A peer that is the analogue of nothing (the C ceiling): a reference.
-    Reference,
-}
-
-/// One server's row.
-#[derive(Clone, Debug)]
-pub(crate) struct Row {
-    /// Its servers.toml name.
-    pub name: String,
-    /// What it is.
-    pub kind: Kind,
-    /// Whether a new pair starts here (a gap above it).
-    pub gap_before: bool,
-}
-
-/// The latency percentiles of a run, µs.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct Percentiles {
-    /// p50, p90, p95, p99 and max, each when the tool reported it.
-    pub values: [Option<u64>; 5],
-}
-
-/// The names of [`Percentiles::values`], in order.
-pub(crate) const PERCENTILES: [&str; 5] = ["p50", "p90", "p95", "p99", "max"];
-
-/// What one server's step shows in one chart.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Value {
-    /// A figure (bar charts).
-    Bar(f64),
-    /// The server's CPU per request: its median `total` (the figure every table gives), drawn
-    /// split in the proportion of the medians of its `user` and `kernel` parts (each the
-    /// median of its own rounds, so the two need not add up to the total).
-    Split {
-        /// The median CPU µs per request.
-        total: f64,
-        /// The median user µs per request.
-        user: f64,
-        /// The median kernel µs per request.
-        kernel: f64,
-    },
-    /// Percentiles (the latency chart).
-    Latency(Percentiles),
-    /// The step ran but was invalid.
-    Invalid,
-    /// The step ran but this was not measured (a remote target's RSS).
-    NotMeasured,
-    /// The server did not run this step.
-    NotRun,
-}
-
-/// One cell: a server's value at one step, and whether the load tool may have set its pace.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Cell {
-    /// The value.
-    pub value: Value,
-    /// Who else may have set the figure: the load tool, the machine, the round trips
-    /// ([`step_marks`]).
-    pub marks: Marks,
-    /// The interval of the figure over the run's rounds, drawn as a whisker (requests/s and
-    /// CPU per request of a run in rounds): solid at 95 %, dashed and lighter below it, where
-    /// its tooltip and the legend say its rounds and real coverage ([`Interval::label`]);
-    /// `None` otherwise.
-    pub whisker: Option<Interval>,
-    /// E4's probe: its p99 is a lower bound, since the probe got no answer in some rounds
-    /// (the p99 counts them at their bound, [`StepResult::probe_p99`]); `None` otherwise.
-    pub at_least: Option<Unanswered>,
-}
-
-/// A probe's p99 over rounds some of which got no answer ([`Cell::at_least`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Unanswered {
-    /// The p99 over every round, those without an answer at their lower bound, µs.
-    pub p99_us: f64,
-    /// The rounds without an answer.
-    pub censored: usize,
-    /// Every round.
-    pub rounds: usize,
-}
-
-impl Unanswered {
-    /// What the tooltip says of it.
-    pub fn words(&self) -> String {
-        format!(
-            "; p99 at least {}: the probe got no answer in {} of its {} rounds, each counted as half its window, the least it waited; the other percentiles are over the rounds with an answer",
-            crate::format::us_label(self.p99_us),
-            self.censored,
-            self.rounds
-        )
-    }
-}
-
-impl Cell {
-    /// A cell with no marks.
-    fn plain(value: Value) -> Cell {
-        Cell {
-            value,
-            marks: Marks::default(),
-            whisker: None,
-            at_least: None,
-        }
-    }
-}
-
-/// A panel: one step, a cell per row.
-#[derive(Clone, Debug)]
-pub(crate) struct Panel {
-    /// The step's label (`c100`, `async`).
-    pub title: String,
-    /// Whether a finding of the experiment reads this step (a narrow page shows it first).
-    pub cited: bool,
-    /// A cell per row of the chart, in row order.
-    pub cells: Vec<Cell>,
-}
-
-/// Which metric a chart shows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Metric {
-    /// Requests per second.
-    Rps,
-    /// Server CPU µs per request.
-    Cpu,
-    /// Peak RSS, MB.
-    Rss,
-    /// Latency percentiles, on a log axis.
-    Latency,
-}
-
-impl Metric {
-    /// Every chart of a group, in order.
-    pub const ALL: [Metric; 4] = [Metric::Rps, Metric::Cpu, Metric::Rss, Metric::Latency];
-
-    /// A short id (`data-chart` in the page).
-    pub fn id(self) -> &'static str {
-        match self {
-            Metric::Rps => "rps",
-            Metric::Cpu => "cpu",
-            Metric::Rss => "rss",
-            Metric::Latency => "latency",
-        }
-    }
-
-    /// The chart's title.
-    pub fn title(self) -> &'static str {
-        match self {
-            Metric::Rps => "Requests per second",
-            Metric::Cpu => "Server CPU time per request: user and kernel",
-            Metric::Rss => "Peak resident memory",
-            Metric::Latency => "Latency percentiles",
-        }
-    }
-
-    /// The value axis' title, with its unit.
-    pub fn axis(self) -> &'static str {
-        match self {
-            Metric::Rps => "requests/s (more is better)",
-            Metric::Cpu => "µs of server CPU per request (less is better)",
-            Metric::Rss => "MB, peak RSS of the server's process tree (less is better)",
-            Metric::Latency => "latency, log scale (less is better)",
-        }
-    }
-
-    /// Decimals of a bar's value label.
-    pub fn decimals(self) -> usize {
-        match self {
-            Metric::Rps => 0,
-            Metric::Cpu => 2,
-            Metric::Rss | Metric::Latency => 1,
-        }
-    }
-
-    fn value(self, run: &Run) -> Value {
-        let bar = |v: Option<f64>| match v.filter(|v| v.is_finite() && *v >= 0.0) {
-            Some(v) => Value::Bar(v),
-            None => Value::NotMeasured,
-        };
-        match self {
-            Metric::Rps => bar(Some(run.requests_per_s)),
-            Metric::Cpu => match (
-                run.cpu_us_per_request,
-                run.cpu_user_us_per_request,
-                run.cpu_kernel_us_per_request,
-            ) {
-                (Some(total), Some(user), Some(kernel))
-                    if total.is_finite() && total >= 0.0 && user >= 0.0 && kernel >= 0.0 =>
-                {
-                    Value::Split {
-                        total,
-                        user,
-                        kernel,
-                    }
+/// What `run` shows in a chart of `metric`.
+fn value(metric: Metric, run: &Run) -> Value {
+    let bar = |v: Option<f64>| match v.filter(|v| v.is_finite() && *v >= 0.0) {
+        Some(v) => Value::Bar(v),
+        None => Value::NotMeasured,
+    };
+    match metric {
+        Metric::Rps => bar(Some(run.requests_per_s)),
+        Metric::Cpu => match (
+            run.cpu_us_per_request,
+            run.cpu_user_us_per_request,
+            run.cpu_kernel_us_per_request,
+        ) {
+            (Some(total), Some(user), Some(kernel))
+                if total.is_finite() && total >= 0.0 && user >= 0.0 && kernel >= 0.0 =>
+            {
+                Value::Split {
+                    total,
+                    user,
+                    kernel,
                 }
-                _ => bar(run.cpu_us_per_request),
-            },
-            Metric::Rss => bar(run.rss_kb.map(|r| r.peak as f64 / 1024.0)),
-            Metric::Latency => {
-                let l = &run.latency_us;
-                let p = Percentiles {
-                    values: [l.p50, l.p90, l.p95, l.p99, l.max],
-                };
-                if p.values.iter().all(Option::is_none) {
-                    Value::NotMeasured
-                } else {
-                    Value::Latency(p)
-                }
+            }
+            _ => bar(run.cpu_us_per_request),
+        },
+        Metric::Rss => bar(run.rss_kb.map(|r| r.peak as f64 / 1024.0)),
+        Metric::Latency => {
+            let l = &run.latency_us;
+            let p = Percentiles {
+                values: [l.p50, l.p90, l.p95, l.p99, l.max],
+            };
+            if p.values.iter().all(Option::is_none) {
+                Value::NotMeasured
+            } else {
+                Value::Latency(p)
             }
         }
     }
-}
-
-/// One chart: a metric over a group of steps.
-#[derive(Clone, Debug)]
-pub(crate) struct Chart {
-    /// What it shows.
-    pub metric: Metric,
-    /// The group it covers (`/api/hello`, or `the scenarios`).
-    pub group: String,
-    /// A row per server.
-    pub rows: Vec<Row>,
-    /// A panel per step.
-    pub panels: Vec<Panel>,
-    /// Whether the panels share one scale (steps of one endpoint), or each has its own
-    /// (E4's scenarios, whose figures are apart by orders of magnitude).
-    pub shared_scale: bool,
 }
 
 /// The servers of `r` in pair order (see the module header), with their rows.
@@ -447,7 +260,7 @@ fn probe_cell(step: Option<&StepResult>, metric: Metric) -> Cell {
     let mut value = match (probe, st.valid) {
         (_, false) => Value::Invalid,
         (None, true) => Value::NotMeasured,
-        (Some(run), true) => metric.value(run),
+        (Some(run), true) => value(metric, run),
     };
     // A round without an answer counts at its lower bound in the p99, as in the tables.
     let censored = st.probe_p99().filter(|p| p.at_least());
@@ -485,7 +298,7 @@ fn cell(step: Option<&StepResult>, metric: Metric) -> Cell {
     let value = match (&st.median, st.valid) {
         (_, false) => Value::Invalid,
         (None, true) => Value::NotMeasured,
-        (Some(run), true) => metric.value(run),
+        (Some(run), true) => value(metric, run),
     };
     let interval = st.intervals.and_then(|i| match metric {
         Metric::Rps => i.requests_per_s,
@@ -498,77 +311,6 @@ fn cell(step: Option<&StepResult>, metric: Metric) -> Cell {
         whisker: interval.filter(|i| st.valid && i.n >= 2),
         at_least: None,
     }
-}
-
-/// A server's line in a [`RateChart`].
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Series {
-    /// Its servers.toml name.
-    pub name: String,
-    /// What it is (a Rust variant is drawn solid, a peer dashed, the ceiling dotted grey).
-    pub kind: Kind,
-    /// Its colour, an index into the chart's palette: one per server, distinct from every
-    /// other line of each panel it is drawn in.
-    pub colour: usize,
-    /// Its marker's shape, an index: distinct within its kind.
-    pub marker: usize,
-}
-
-/// One rung of a server's line.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Point {
-    /// The offered rate, requests/s.
-    pub rate: f64,
-    /// The figure; `None` for an invalid rung or one where it was not measured.
-    pub value: Option<f64>,
-    /// The server did not hold this rate (in the majority of its rounds).
-    pub saturated: bool,
-    /// This is the rate the server sustains ([`sustainable::sustained`]).
-    pub sustained: bool,
-    /// The rung ran but was invalid.
-    pub invalid: bool,
-    /// Who else may have set the figure: the load tool, the machine, the round trips.
-    pub marks: Marks,
-    /// The interval of the figure over the run's rounds, drawn as a band around the line
-    /// (lighter and dashed where it is below 95 %, [`Interval::at_level`]); `None` for a run
-    /// not in rounds or a rung with too few.
-    pub band: Option<Interval>,
-    /// What a reader sees on hovering (the figure in words).
-    pub tip: String,
-}
-
-/// One panel of a [`RateChart`]: some of its servers, a line each.
-#[derive(Clone, Debug)]
-pub(crate) struct RatePanel {
-    /// Who it shows (`the findings' pair and the ceiling`, `Rust variants`, `peers`).
-    pub title: String,
-    /// Its lines: the index of each one's series in [`RateChart::series`] and the rungs it
-    /// ran, lowest rate first.
-    pub lines: Vec<(usize, Vec<Point>)>,
-}
-
-/// A chart of a ladder of offered rates (E7): one figure against the offered rate (a log
-/// axis), the servers split in panels sharing one value axis: first the pair its findings
-/// compare with the ceiling, then the Rust variants, then the peers (each with the ceiling to
-/// read them against), so that no panel holds more lines than it can tell apart.
-#[derive(Clone, Debug)]
-pub(crate) struct RateChart {
-    /// A short id (`data-chart` in the page).
-    pub id: &'static str,
-    /// What it shows.
-    pub title: &'static str,
-    /// The endpoint.
-    pub group: String,
-    /// The value axis' title.
-    pub axis: &'static str,
-    /// How a value axis tick is written (`1 ms`, `100 µs`).
-    pub tick: fn(f64) -> String,
-    /// A horizontal line at this value in every panel, with what it is (p99's keep-up limit).
-    pub limit: Option<(f64, String)>,
-    /// The servers.
-    pub series: Vec<Series>,
-    /// The panels.
-    pub panels: Vec<RatePanel>,
 }
 
 /// How a rate chart reads a rung's figure from its median run.
@@ -807,11 +549,6 @@ pub(crate) fn rate_charts(r: &Results) -> Vec<RateChart> {
     out
 }
 
-/// The colours a rate chart's lines take (the ceiling's aside).
-pub(crate) const PALETTE: usize = 7;
-/// The marker shapes they take.
-pub(crate) const MARKERS: usize = 6;
-
 /// The rung `st` as a point of `what` (read by `get` from its median, shown by `unit`); `None`
 /// for a step of no offered rate.
 fn point(
@@ -884,4 +621,82 @@ fn point(
         band,
         tip,
     })
+}
+
+/// Every chart of `r` ([`charts`], then [`rate_charts`]) drawn for `layout`, in order, each
+/// with its id (`data-chart` on the page) and its label (its title and group).
+pub(crate) fn drawn(r: &Results, layout: &Layout) -> Vec<(&'static str, String, Drawn)> {
+    let bars = charts(r).into_iter().map(|c| {
+        let label = format!("{} · {}", c.metric.title(), c.group);
+        (c.metric.id(), label, draw(&c, layout))
+    });
+    let lines = rate_charts(r).into_iter().map(|c| {
+        let label = format!("{} · {}", c.title, c.group);
+        (c.id, label, draw_rates(&c, layout))
+    });
+    bars.chain(lines).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use bench_chart::draw::check::problems;
+
+    use super::*;
+
+    /// Every results file of an experiment run in docs/results and in the test data.
+    fn files() -> Vec<PathBuf> {
+        let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut out = Vec::new();
+        for dir in [
+            crate_dir.join("../../docs/results"),
+            crate_dir.join("tests/data"),
+            crate_dir.join("tests/data/runs-2026-12-01"),
+        ] {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            let mut found: Vec<PathBuf> = entries
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                .filter(|p| !crate::other::is_other_results_file(p))
+                .collect();
+            found.sort();
+            out.extend(found);
+        }
+        out
+    }
+
+    /// The check of the drawn text (`bench_chart::draw::check`) on every chart of every
+    /// results file, wide, narrow and as the SVG file draws it.
+    #[test]
+    fn no_text_of_any_chart_overlaps_another_or_leaves_its_drawing() {
+        let files = files();
+        assert!(files.len() >= 20, "{files:?}");
+        let mut bad = Vec::new();
+        let mut checked = 0;
+        for f in &files {
+            let r = Results::load(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            for layout in [Layout::WIDE, Layout::NARROW, Layout::FILE] {
+                for (id, label, d) in drawn(&r, &layout) {
+                    checked += 1;
+                    for p in problems(&d) {
+                        bad.push(format!(
+                            "{} {id} {label} ({} px): {p}",
+                            f.file_name().unwrap().to_string_lossy(),
+                            layout.width
+                        ));
+                    }
+                }
+            }
+        }
+        assert!(checked > 300, "{checked}");
+        assert!(
+            bad.is_empty(),
+            "{} problems:\n{}",
+            bad.len(),
+            bad.join("\n")
+        );
+    }
 }

@@ -17,7 +17,7 @@
 //! the report's tables (the same [model](super::model) the markdown is written from;
 //! sortable: see `html/page.js`), and the fairness table.
 //!
-//! Each chart is drawn twice ([`draw::Layout`]): wide, and narrow (its panels stacked, the
+//! Each chart is drawn twice ([`Layout`]): wide, and narrow (its panels stacked, the
 //! one a finding reads first), and the stylesheet shows the one that fits the window (below
 //! 700 px the narrow one). A table keeps its first column while its figures scroll sideways,
 //! with a hint when it overflows; on a wide window it may be wider than the text.
@@ -40,8 +40,10 @@ use bench_model::results::tools::ToolResults;
 use bench_model::results::{Results, ServerResult};
 
 use super::build::{analogue, document, figure};
-use super::chart::{Kind, charts, paired, rate_charts};
-use super::draw::{self, Layout, draw};
+use bench_chart::draw::Layout;
+use bench_chart::svg;
+
+use super::chart::{Kind, drawn, paired};
 use super::format::{date, escape, grouped, inline};
 use super::model::{Document, partial};
 use super::other::OtherResults;
@@ -361,42 +363,10 @@ fn run(out: &mut String, d: &Doc, e: Option<&experiment::Experiment>, root: Opti
 /// Each chart of `r` as a `<figure>` of two drawings, wide and narrow (the stylesheet shows
 /// the one that fits), in order.
 fn charts_html(r: &Results) -> Vec<String> {
-    let svg = |id: &str, label: &str, class: &str, drawn: draw::Drawn| {
-        format!(
-            r#"<svg class="chart {class}" data-chart="{id}" viewBox="0 0 {} {:.0}" role="img" aria-label="{}" font-family="{}">{}</svg>"#,
-            drawn.width,
-            drawn.height.ceil(),
-            escape(label),
-            draw::FONT,
-            drawn.body
-        )
-    };
-    let bars = charts(r).into_iter().map(|c| {
-        let label = format!("{} · {}", c.metric.title(), c.group);
-        let id = c.metric.id();
-        (
-            id,
-            svg(id, &label, "wide", draw(&c, &Layout::WIDE)),
-            svg(id, &label, "narrow", draw(&c, &Layout::NARROW)),
-        )
-    });
-    let lines = rate_charts(r).into_iter().map(|c| {
-        let label = format!("{} · {}", c.title, c.group);
-        (
-            c.id,
-            svg(c.id, &label, "wide", draw::draw_rates(&c, &Layout::WIDE)),
-            svg(
-                c.id,
-                &label,
-                "narrow",
-                draw::draw_rates(&c, &Layout::NARROW),
-            ),
-        )
-    });
-    bars.chain(lines)
-        .map(|(id, wide, narrow)| {
-            format!(r#"<figure class="chart" data-chart="{id}">{wide}{narrow}</figure>"#)
-        })
+    drawn(r, &Layout::WIDE)
+        .into_iter()
+        .zip(drawn(r, &Layout::NARROW))
+        .map(|((id, label, wide), (_, _, narrow))| svg::figure(id, &label, &wide, &narrow))
         .collect()
 }
 

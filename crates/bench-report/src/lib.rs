@@ -35,12 +35,13 @@
 //! experiment's declaration; with `build/`: E7's ladder, the limits, the precision),
 //! `stale.rs` (the commits since a run to its servers' code), `findings.rs` (the sentences a
 //! report and the page open with, computed from the figures), `html.rs` (the page; with
-//! `html/`: its header, CSS and script), `svg.rs`; `chart.rs` (what a chart shows: rows,
-//! panels, cells) and `draw.rs` (a chart as SVG, wide or narrow; with `draw/`: bars, lines
-//! against the rate, axes, and the test that no text overlaps another), which the SVG file
-//! and the page share; `read.rs` (what every report reads of a run alike: its endpoints and
-//! steps, its title, the marks and their footnotes), `format.rs` (number formats, dates,
-//! escaping) and `error.rs` (the crate's one error type).
+//! `html/`: its header, CSS and script), `svg.rs` (the SVG file); `chart.rs` (what each chart
+//! of a results file shows, built from it: rows, panels, cells, lines), which the page and
+//! the SVG file have drawn by the `bench_chart` crate (`bench_chart::draw`: bars, lines
+//! against the rate, axes, and the check that no text overlaps another); `read.rs` (what
+//! every report reads of a run alike: its endpoints and steps, its title, the marks and their
+//! footnotes) and `error.rs` (the crate's one error type). [`format`](mod@format) (how every figure is
+//! written) is `bench_chart`'s, re-exported.
 //! Each module imports the ones it needs by name; this file only declares them and says what
 //! the crate offers, so no module depends on the crate's root.
 
@@ -52,10 +53,8 @@ use bench_model::results::Results;
 mod build;
 mod chart;
 pub mod compare;
-mod draw;
 mod error;
 pub mod findings;
-pub mod format;
 pub mod headline;
 mod html;
 pub mod idle;
@@ -69,6 +68,10 @@ pub mod stale;
 mod svg;
 pub mod table;
 pub mod tools;
+
+/// How every figure is written: `bench_chart::format`, the one function from one value the
+/// charts, the tables, the findings and the README share.
+pub use bench_chart::format;
 
 pub use build::{aa_flag, markdown, markdown_at};
 pub use error::ReportError;

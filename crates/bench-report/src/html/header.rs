@@ -12,11 +12,11 @@ use std::path::{Component, Path};
 use bench_model::results::Header;
 
 use super::Doc;
-use crate::draw;
 use crate::format::{escape, grouped, inline, listed, short, thousands};
 use crate::model::{MACHINE_MARK, ROUND_TRIP_MARK, TOOL_MARK};
 use crate::read::measured_title;
 use crate::stale::Staleness;
+use bench_chart::draw;
 
 /// Where the page links to for what its figures mean: relative to the page.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

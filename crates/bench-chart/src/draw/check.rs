@@ -1,20 +1,17 @@
-//! The tests of the drawn text: every `<text>` of a drawing, its box computed from its
+//! The check of the drawn text: every `<text>` of a drawing, its box computed from its
 //! position, anchor, size and weight (the same advances [`text_width`] measures with, and
 //! the translations of the groups it is in), must lie within the drawing and overlap no other
-//! text's, in every chart of every results file of docs/results and of the test data, wide,
-//! narrow and as the SVG file draws it.
+//! text's ([`problems`]). `bench-report`'s tests run it on every chart of every results file of
+//! docs/results and of its test data, wide, narrow and as the SVG file draws it.
 
-use std::path::{Path, PathBuf};
-
-use bench_model::results::Results;
-
-use super::super::chart::{charts, rate_charts};
-use super::{Drawn, Layout, bold_width, draw, draw_rates, text_width};
+use super::{Drawn, bold_width, text_width};
 
 /// One text of a drawing: its words and its box `[x0, y0, x1, y1]`.
 #[derive(Clone, Debug)]
-pub(crate) struct Label {
+pub struct Label {
+    /// Its words.
     pub text: String,
+    /// Its box, px.
     pub rect: [f64; 4],
 }
 
@@ -53,7 +50,7 @@ fn translate(tag: &str) -> (f64, f64) {
 }
 
 /// Every text of the SVG elements `body`, with its box.
-pub(crate) fn labels(body: &str) -> Vec<Label> {
+pub fn labels(body: &str) -> Vec<Label> {
     let mut out = Vec::new();
     let mut stack: Vec<(f64, f64)> = vec![(0.0, 0.0)];
     let mut rest = body;
@@ -99,7 +96,7 @@ pub(crate) fn labels(body: &str) -> Vec<Label> {
 }
 
 /// What is wrong with the texts of `d`: any outside the drawing, any two that overlap.
-pub(crate) fn problems(d: &Drawn) -> Vec<String> {
+pub fn problems(d: &Drawn) -> Vec<String> {
     const SLACK: f64 = 0.5;
     let all = labels(&d.body);
     let mut out = Vec::new();
@@ -125,85 +122,26 @@ pub(crate) fn problems(d: &Drawn) -> Vec<String> {
     out
 }
 
-/// Every results file of an experiment run in docs/results and in the test data.
-fn files() -> Vec<PathBuf> {
-    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut out = Vec::new();
-    for dir in [
-        crate_dir.join("../../docs/results"),
-        crate_dir.join("tests/data"),
-        crate_dir.join("tests/data/runs-2026-12-01"),
-    ] {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The check can fail: two texts drawn one over the other, and one past the drawing's edge.
+    #[test]
+    fn the_check_finds_an_overlap_and_an_overflow() {
+        let d = Drawn {
+            body: r#"<text x="10" y="20" font-size="12">15,426.19 (11,719.07 + 3,707.12)</text><g transform="translate(100,0)"><text x="0" y="20" font-size="12">87.32</text></g><text x="390" y="60" font-size="11" text-anchor="start">off the edge</text>"#.to_string(),
+            width: 400.0,
+            height: 100.0,
         };
-        let mut found: Vec<PathBuf> = entries
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .filter(|p| !crate::other::is_other_results_file(p))
-            .collect();
-        found.sort();
-        out.extend(found);
+        let found = problems(&d);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found.iter().any(|p| p.contains("\"87.32\"")));
+        assert!(found.iter().any(|p| p.contains("off the edge")));
+        let l = labels(
+            r#"<g transform="translate(5,7)"><text x="1" y="2" font-size="10" text-anchor="end">10</text></g>"#,
+        );
+        assert_eq!(l.len(), 1);
+        assert!((l[0].rect[2] - 6.0).abs() < 1e-9, "{l:?}");
     }
-    out
-}
-
-/// Every chart of `r`, drawn for `layout`, with its name.
-fn drawings(r: &Results, layout: &Layout) -> Vec<(String, Drawn)> {
-    let bars = charts(r)
-        .into_iter()
-        .map(|c| (format!("{} · {}", c.metric.id(), c.group), draw(&c, layout)));
-    let rates = rate_charts(r)
-        .into_iter()
-        .map(|c| (format!("{} · {}", c.id, c.group), draw_rates(&c, layout)));
-    bars.chain(rates).collect()
-}
-
-#[test]
-fn no_text_of_any_chart_overlaps_another_or_leaves_its_drawing() {
-    let files = files();
-    assert!(files.len() >= 20, "{files:?}");
-    let mut bad = Vec::new();
-    let mut checked = 0;
-    for f in &files {
-        let r = Results::load(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        for layout in [Layout::WIDE, Layout::NARROW, Layout::FILE] {
-            for (name, d) in drawings(&r, &layout) {
-                checked += 1;
-                for p in problems(&d) {
-                    bad.push(format!(
-                        "{} {name} ({} px): {p}",
-                        f.file_name().unwrap().to_string_lossy(),
-                        layout.width
-                    ));
-                }
-            }
-        }
-    }
-    assert!(checked > 300, "{checked}");
-    assert!(
-        bad.is_empty(),
-        "{} problems:\n{}",
-        bad.len(),
-        bad.join("\n")
-    );
-}
-
-/// The check can fail: two texts drawn one over the other, and one past the drawing's edge.
-#[test]
-fn the_check_finds_an_overlap_and_an_overflow() {
-    let d = Drawn {
-        body: r#"<text x="10" y="20" font-size="12">15,426.19 (11,719.07 + 3,707.12)</text><g transform="translate(100,0)"><text x="0" y="20" font-size="12">87.32</text></g><text x="390" y="60" font-size="11" text-anchor="start">off the edge</text>"#.to_string(),
-        width: 400.0,
-        height: 100.0,
-    };
-    let found = problems(&d);
-    assert_eq!(found.len(), 2, "{found:?}");
-    assert!(found.iter().any(|p| p.contains("\"87.32\"")));
-    assert!(found.iter().any(|p| p.contains("off the edge")));
-    let l = labels(
-        r#"<g transform="translate(5,7)"><text x="1" y="2" font-size="10" text-anchor="end">10</text></g>"#,
-    );
-    assert_eq!(l.len(), 1);
-    assert!((l[0].rect[2] - 6.0).abs() < 1e-9, "{l:?}");
 }

@@ -20,30 +20,29 @@
 
 use std::fmt::Write as _;
 
-use super::chart::Kind;
+use crate::chart::Kind;
 use crate::format::escape;
 use bench_model::stats::Interval;
 
 mod axis;
 mod bars;
-#[cfg(test)]
-mod check;
+pub mod check;
 mod rates;
 
-pub(crate) use bars::draw;
-pub(crate) use rates::draw_rates;
+pub use bars::draw;
+pub use rates::draw_rates;
 
 /// The font stack: local fonts only (a page that loads none from anywhere).
-pub(crate) const FONT: &str = "system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', 'Helvetica Neue', Arial, sans-serif";
+pub const FONT: &str = "system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', 'Helvetica Neue', Arial, sans-serif";
 
 /// Okabe–Ito blue: Rust variants.
-pub(crate) const RUST: &str = "#0072B2";
+pub const RUST: &str = "#0072B2";
 /// Okabe–Ito orange: peers, the articles' systems.
-pub(crate) const PEER: &str = "#E69F00";
+pub const PEER: &str = "#E69F00";
 /// Neutral grey: a reference without an analogue (the C ceiling).
-pub(crate) const REFERENCE: &str = "#7A7A7A";
+pub const REFERENCE: &str = "#7A7A7A";
 /// Okabe–Ito vermillion: invalid steps.
-pub(crate) const INVALID: &str = "#D55E00";
+pub const INVALID: &str = "#D55E00";
 const GRID: &str = "#E4E4E4";
 const AXIS: &str = "#555555";
 const MUTED: &str = "#6B6B6B";
@@ -57,7 +56,7 @@ const SMALL: f64 = 11.0;
 
 /// How a chart is drawn: its width, and whether its panels stack one to a row.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Layout {
+pub struct Layout {
     /// The drawing's width, px (the page scales it to its box).
     pub width: f64,
     /// One panel to a row, the one a finding reads first (a phone's).
@@ -100,7 +99,7 @@ impl Layout {
 }
 
 /// A drawn chart: SVG elements within `0..width` × `0..height`.
-pub(crate) struct Drawn {
+pub struct Drawn {
     /// The elements.
     pub body: String,
     /// The width it was drawn for.
@@ -166,12 +165,12 @@ fn advance(c: char, bold: bool) -> f64 {
 }
 
 /// The width of `text` at `size` px (regular weight).
-pub(crate) fn text_width(text: &str, size: f64) -> f64 {
+pub fn text_width(text: &str, size: f64) -> f64 {
     text.chars().map(|c| advance(c, false)).sum::<f64>() * size
 }
 
 /// The width of `text` at `size` px, bold.
-pub(crate) fn bold_width(text: &str, size: f64) -> f64 {
+pub fn bold_width(text: &str, size: f64) -> f64 {
     text.chars().map(|c| advance(c, true)).sum::<f64>() * size
 }
 

@@ -6,8 +6,8 @@
 
 use std::fmt::Write as _;
 
-use super::super::chart::{Cell, Metric, Value};
 use super::{AXIS, GRID, SMALL, text_width};
+use crate::chart::{Cell, Metric, Value};
 use crate::format::{escape, grouped, us_label};
 
 /// The least gap between two tick labels, px.

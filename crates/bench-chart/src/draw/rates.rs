@@ -11,12 +11,12 @@
 
 use std::fmt::Write as _;
 
-use super::super::chart::{Kind, MARKERS, PALETTE, Point, RateChart, Series};
 use super::axis::{LogAxis, decades, rate_label};
 use super::{
     AXIS, Drawn, GRID, INVALID, Layout, MACHINE_WORDS, PAD, PANEL_GAP, REFERENCE, SMALL,
     TOOL_WORDS, TRIPS_WORDS, Taken, below_level, legend_items, lines, title,
 };
+use crate::chart::{Kind, MARKERS, PALETTE, Point, RateChart, Series};
 use crate::format::escape;
 
 /// The colours of a rate chart's lines (Okabe–Ito, yellow left out: too pale on white), by
@@ -37,7 +37,7 @@ const Y_LABELS: f64 = 58.0;
 /// the value axis' title, then its panels, each with its title and its servers above its
 /// plot, side by side as many as fit (the narrow layout stacks them), the offered rate on a
 /// log axis below each.
-pub(crate) fn draw_rates(chart: &RateChart, layout: &Layout) -> Drawn {
+pub fn draw_rates(chart: &RateChart, layout: &Layout) -> Drawn {
     let width = layout.width;
     let mut b = String::new();
     let heading = format!("{} · {}", chart.title, chart.group);

@@ -8,13 +8,13 @@
 
 use std::fmt::Write as _;
 
-use super::super::chart::{Cell, Chart, Kind, Metric, PERCENTILES, Row, Value};
 use super::axis::Scale;
 use super::{
     AXIS, BELOW_LEVEL, Drawn, INVALID, Layout, MACHINE_WORDS, MUTED, PAD, PANEL_GAP, RUST, SMALL,
     TOOL_WORDS, TRIPS_WORDS, below_level, bold_width, colour, kind_label, legend_items, lines,
     text_width, title,
 };
+use crate::chart::{Cell, Chart, Kind, Metric, PERCENTILES, Row, Value};
 use crate::format::{escape, grouped, us_label};
 
 /// The percentiles' colours (Okabe–Ito) in [`PERCENTILES`] order; each has its own shape too.
@@ -27,7 +27,7 @@ const BAR: f64 = 12.0;
 const NAME: f64 = 12.0;
 
 /// Draws `chart` for `layout`.
-pub(crate) fn draw(chart: &Chart, layout: &Layout) -> Drawn {
+pub fn draw(chart: &Chart, layout: &Layout) -> Drawn {
     let width = layout.width;
     let mut b = String::new();
     let heading = format!("{} · {}", chart.metric.title(), chart.group);
@@ -151,7 +151,7 @@ pub(crate) fn draw(chart: &Chart, layout: &Layout) -> Drawn {
 }
 
 /// A panel's title: its step, and that a finding reads it.
-fn panel_title(p: &super::super::chart::Panel) -> String {
+fn panel_title(p: &crate::chart::Panel) -> String {
     if p.cited {
         format!("{} (a finding's)", p.title)
     } else {
