@@ -1,5 +1,6 @@
-//! The bench harness's charts: what a chart shows, as data, and how it is drawn as SVG. It
-//! reads no results file and knows no experiment: `bench-report` decides what a results
+//! The bench harness's charts: what a chart shows, as data, and how it is drawn as SVG; with
+//! the two other ways every report shows a figure, written ([`format`](mod@format)) and in a terminal
+//! table ([`table`]). It reads no results file and knows no experiment: `bench-report` decides what a results
 //! file's charts show (which server is a row, which step a panel, what a finding cites) and
 //! puts the drawings on its page and in the SVG file beside a results file.
 //!
@@ -8,8 +9,8 @@
 //! for a [`draw::Layout`], wide or narrow: text widths, wrapping, legends, colours) with
 //! `draw/` (`bars.rs`, `rates.rs`, `axis.rs`, and `check.rs`, the check that no text of a
 //! drawing overlaps another or leaves it), `svg.rs` (a drawing as the page's element and
-//! figure, or many as an SVG file), `format.rs` (how every figure is written) and `marks.rs`
-//! (`†`, `‡`, `§`). Imports run one way: `format`, `marks` ← `chart` ← `draw` ← `svg`.
+//! figure, or many as an SVG file), `format.rs` (how every figure is written), `table.rs` (a padded
+//! plain-text table) and `marks.rs` (`†`, `‡`, `§`). Imports run one way: `format`, `marks` ← `chart` ← `draw` ← `svg`.
 #![deny(missing_docs)]
 
 pub mod chart;
@@ -17,3 +18,4 @@ pub mod draw;
 pub mod format;
 pub mod marks;
 pub mod svg;
+pub mod table;

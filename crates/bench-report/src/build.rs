@@ -25,8 +25,8 @@ use bench_model::rules::{OTHER_CPU_LIMIT, SERVER_WAIT_LIMIT, STEAL_LIMIT};
 use super::model::{Block, Cell, Document, Marks, Table};
 use super::stale::staleness;
 use crate::findings::key;
-use crate::format::thousands;
 use crate::read::{disturbed_steps, endpoints, find, shown, step_ids};
+use bench_chart::format::thousands;
 
 mod ladder;
 mod limits;
@@ -160,12 +160,12 @@ impl Col {
 pub(crate) fn figure(s: &ServerResult, st: &StepResult, run: &Run, m: Measure) -> Option<String> {
     Some(match m {
         Measure::RequestsPerS => rps(run),
-        Measure::MeanMs => crate::format::ms(run.latency_us.mean?),
+        Measure::MeanMs => bench_chart::format::ms(run.latency_us.mean?),
         Measure::P50Ms => ms(run.latency_us.p50?),
         Measure::P95Ms => ms(run.latency_us.p95?),
         Measure::P99Ms => ms(run.latency_us.p99?),
         Measure::KbPerS => thousands(run.transfer_bytes_per_s / 1024.0),
-        Measure::BytesPerResponse => crate::format::grouped(run.bytes_per_response, 0),
+        Measure::BytesPerResponse => bench_chart::format::grouped(run.bytes_per_response, 0),
         Measure::RssBeforeAfterMb => {
             let first = s
                 .steps
@@ -176,8 +176,8 @@ pub(crate) fn figure(s: &ServerResult, st: &StepResult, run: &Run, m: Measure) -
             let end = run.rss_kb?;
             format!(
                 "{} → {}",
-                crate::format::mb(first.start as f64),
-                crate::format::mb(end.end as f64)
+                bench_chart::format::mb(first.start as f64),
+                bench_chart::format::mb(end.end as f64)
             )
         }
         Measure::ErrorRate => error_rate(run),
@@ -211,10 +211,10 @@ pub(crate) fn interval_text(st: &StepResult, m: Measure) -> Option<String> {
     let iv = st.intervals.as_ref()?;
     let (i, show): (_, fn(f64) -> String) = match m {
         Measure::RequestsPerS => (iv.requests_per_s?, thousands),
-        Measure::P99Ms => (iv.p99_us?, crate::format::ms),
-        Measure::P95Ms => (iv.p95_us?, crate::format::ms),
-        Measure::P50Ms => (iv.p50_us?, crate::format::ms),
-        Measure::MeanMs => (iv.mean_us?, crate::format::ms),
+        Measure::P99Ms => (iv.p99_us?, bench_chart::format::ms),
+        Measure::P95Ms => (iv.p95_us?, bench_chart::format::ms),
+        Measure::P50Ms => (iv.p50_us?, bench_chart::format::ms),
+        Measure::MeanMs => (iv.mean_us?, bench_chart::format::ms),
         Measure::KbPerS => (iv.transfer_bytes_per_s?, |b| thousands(b / 1024.0)),
         _ => return None,
     };
@@ -311,8 +311,8 @@ fn probe_tables(d: &mut Document, r: &Results) {
             let over_rounds = st.probe_p99().filter(|_| st.valid);
             let censored = over_rounds.clone().filter(|p| p.at_least());
             let p99 = |p: &Run| match &over_rounds {
-                Some(c) if c.at_least() => format!("≥ {}", crate::format::ms(c.median_us)),
-                Some(c) => crate::format::ms(c.median_us),
+                Some(c) if c.at_least() => format!("≥ {}", bench_chart::format::ms(c.median_us)),
+                Some(c) => bench_chart::format::ms(c.median_us),
                 None => p.latency_us.p99.map_or("n/a".into(), ms),
             };
             if let Some(c) = &censored {
@@ -630,10 +630,11 @@ fn resources(d: &mut Document, r: &Results) {
             )),
             (None, true) => row.extend(std::iter::repeat_n(Cell::text("n/a"), cols)),
             (Some(run), true) => {
-                let mb =
-                    |kb: Option<u64>| kb.map_or("n/a".into(), |kb| crate::format::mb(kb as f64));
+                let mb = |kb: Option<u64>| {
+                    kb.map_or("n/a".into(), |kb| bench_chart::format::mb(kb as f64))
+                };
                 let fig = |v: Option<f64>, d: usize| {
-                    v.map_or("n/a".to_string(), |v| crate::format::grouped(v, d))
+                    v.map_or("n/a".to_string(), |v| bench_chart::format::grouped(v, d))
                 };
                 let i = run.interference;
                 let marks = Marks::of(run);
@@ -647,7 +648,7 @@ fn resources(d: &mut Document, r: &Results) {
                             Some(iv) => format!(
                                 "{} {}",
                                 fig(run.cpu_us_per_request, 2),
-                                iv.bracket(crate::format::cpu)
+                                iv.bracket(bench_chart::format::cpu)
                             ),
                             None => fig(run.cpu_us_per_request, 2),
                         },
@@ -667,7 +668,7 @@ fn resources(d: &mut Document, r: &Results) {
                 // The tool's CPU carries its mark, the machine's busy time its own.
                 row.push(match run.tool_cpu_percent {
                     Some(c) => Cell::marked(
-                        crate::format::grouped(c, 1),
+                        bench_chart::format::grouped(c, 1),
                         Marks {
                             machine: false,
                             ..marks
@@ -677,7 +678,7 @@ fn resources(d: &mut Document, r: &Results) {
                 });
                 row.push(match i.and_then(|i| i.other_cpu_percent) {
                     Some(c) => Cell::marked(
-                        crate::format::grouped(c, 1),
+                        bench_chart::format::grouped(c, 1),
                         Marks {
                             tool: false,
                             ..marks
@@ -826,9 +827,9 @@ fn rps(r: &Run) -> String {
     thousands(r.requests_per_s)
 }
 
-/// Microseconds as milliseconds with two decimals ([`crate::format::ms`]).
+/// Microseconds as milliseconds with two decimals ([`bench_chart::format::ms`]).
 fn ms(us: u64) -> String {
-    crate::format::ms(us as f64)
+    bench_chart::format::ms(us as f64)
 }
 
 fn error_rate(r: &Run) -> String {

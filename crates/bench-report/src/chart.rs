@@ -339,8 +339,8 @@ const RATE_FIGURES: [RateFigure; 4] = [
         what: "p99",
         axis: "p99 latency, log scale (less is better)",
         get: (|m| m.latency_us.p99.map(|v| v as f64), |i| i.p99_us),
-        unit: crate::format::us_label,
-        tick: crate::format::us_label,
+        unit: bench_chart::format::us_label,
+        tick: bench_chart::format::us_label,
         limit: true,
     },
     RateFigure {
@@ -349,11 +349,11 @@ const RATE_FIGURES: [RateFigure; 4] = [
         what: "CPU µs per request",
         axis: "CPU µs/request, log scale (less is better)",
         get: (|m| m.cpu_us_per_request, |i| i.cpu_us_per_request),
-        unit: |us| format!("{} µs/request", crate::format::cpu(us)),
+        unit: |us| format!("{} µs/request", bench_chart::format::cpu(us)),
         tick: |us| {
             format!(
                 "{} µs",
-                crate::format::grouped(us, if us < 1.0 { 1 } else { 0 })
+                bench_chart::format::grouped(us, if us < 1.0 { 1 } else { 0 })
             )
         },
         limit: false,
@@ -364,8 +364,8 @@ const RATE_FIGURES: [RateFigure; 4] = [
         what: "p50",
         axis: "p50 latency, log scale (less is better)",
         get: (|m| m.latency_us.p50.map(|v| v as f64), |i| i.p50_us),
-        unit: crate::format::us_label,
-        tick: crate::format::us_label,
+        unit: bench_chart::format::us_label,
+        tick: bench_chart::format::us_label,
         limit: false,
     },
     RateFigure {
@@ -374,8 +374,8 @@ const RATE_FIGURES: [RateFigure; 4] = [
         what: "p99.9",
         axis: "p99.9 latency, log scale (less is better)",
         get: (|m| m.latency_us.p999.map(|v| v as f64), |i| i.p999_us),
-        unit: crate::format::us_label,
-        tick: crate::format::us_label,
+        unit: bench_chart::format::us_label,
+        tick: bench_chart::format::us_label,
         limit: false,
     },
 ];
@@ -572,7 +572,7 @@ fn point(
         .filter(|i| i.n >= 2 && i.low > 0.0);
     let mut tip = format!(
         "{} requests/s offered: {what} {}",
-        crate::format::thousands(rate),
+        bench_chart::format::thousands(rate),
         value.map_or_else(
             || if st.valid {
                 "n/a".into()
@@ -585,7 +585,7 @@ fn point(
     if let Some(m) = st.median.as_ref().filter(|_| st.valid) {
         tip.push_str(&format!(
             ", {} achieved",
-            crate::format::thousands(m.requests_per_s)
+            bench_chart::format::thousands(m.requests_per_s)
         ));
         if let (Some(u), Some(k), true) = (
             m.cpu_user_us_per_request,
@@ -594,13 +594,16 @@ fn point(
         ) {
             tip.push_str(&format!(
                 " (user {} + kernel {})",
-                crate::format::grouped(u, 2),
-                crate::format::grouped(k, 2)
+                bench_chart::format::grouped(u, 2),
+                bench_chart::format::grouped(k, 2)
             ));
         }
     }
     if let Some(i) = band {
-        tip.push_str(&format!("; {}", crate::format::interval_words(&i, unit)));
+        tip.push_str(&format!(
+            "; {}",
+            bench_chart::format::interval_words(&i, unit)
+        ));
     }
     if let Some(why) = &st.saturation {
         tip.push_str(&format!("; not kept up with in a round: {why}"));
@@ -635,68 +638,4 @@ pub(crate) fn drawn(r: &Results, layout: &Layout) -> Vec<(&'static str, String, 
         (c.id, label, draw_rates(&c, layout))
     });
     bars.chain(lines).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use std::path::{Path, PathBuf};
-
-    use bench_chart::draw::check::problems;
-
-    use super::*;
-
-    /// Every results file of an experiment run in docs/results and in the test data.
-    fn files() -> Vec<PathBuf> {
-        let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut out = Vec::new();
-        for dir in [
-            crate_dir.join("../../docs/results"),
-            crate_dir.join("tests/data"),
-            crate_dir.join("tests/data/runs-2026-12-01"),
-        ] {
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            let mut found: Vec<PathBuf> = entries
-                .map(|e| e.unwrap().path())
-                .filter(|p| p.extension().is_some_and(|x| x == "json"))
-                .filter(|p| !crate::other::is_other_results_file(p))
-                .collect();
-            found.sort();
-            out.extend(found);
-        }
-        out
-    }
-
-    /// The check of the drawn text (`bench_chart::draw::check`) on every chart of every
-    /// results file, wide, narrow and as the SVG file draws it.
-    #[test]
-    fn no_text_of_any_chart_overlaps_another_or_leaves_its_drawing() {
-        let files = files();
-        assert!(files.len() >= 20, "{files:?}");
-        let mut bad = Vec::new();
-        let mut checked = 0;
-        for f in &files {
-            let r = Results::load(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-            for layout in [Layout::WIDE, Layout::NARROW, Layout::FILE] {
-                for (id, label, d) in drawn(&r, &layout) {
-                    checked += 1;
-                    for p in problems(&d) {
-                        bad.push(format!(
-                            "{} {id} {label} ({} px): {p}",
-                            f.file_name().unwrap().to_string_lossy(),
-                            layout.width
-                        ));
-                    }
-                }
-            }
-        }
-        assert!(checked > 300, "{checked}");
-        assert!(
-            bad.is_empty(),
-            "{} problems:\n{}",
-            bad.len(),
-            bad.join("\n")
-        );
-    }
 }

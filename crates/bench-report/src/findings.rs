@@ -24,8 +24,8 @@ use bench_model::experiment::{self, Experiment, Finding, Measure, Pick, Quantity
 use bench_model::results::{Interval, ProbeP99, Results, Run, ServerResult, StepResult};
 
 use super::model::{MACHINE_MARK, Marks, ROUND_TRIP_MARK, TOOL_MARK};
-use crate::format::thousands;
 use crate::read::find;
+use bench_chart::format::thousands;
 
 /// The sentences of `r`'s findings, in its experiment's order (none for a file of no known
 /// experiment).
@@ -435,7 +435,7 @@ pub(crate) fn probe_answers(p: &ProbeP99) -> String {
         "got an answer in {got} of its {n} rounds ({} requests answered in {window}, one at a time on {} connection, so it sent at most one more each), and a round without one counts as half its window, {}, the least it waited",
         answered.join(", "),
         experiment::probe(std::time::Duration::ZERO, false).connections,
-        crate::format::us_label(bound)
+        bench_chart::format::us_label(bound)
     )
 }
 
@@ -452,8 +452,8 @@ impl Read {
     fn shown(&self, q: Quantity) -> String {
         let x = match q {
             Quantity::RequestsPerS | Quantity::KeptUp => thousands(self.x),
-            Quantity::CpuUsPerRequest => crate::format::cpu(self.x),
-            Quantity::P99Ms | Quantity::ProbeP99Ms => crate::format::grouped(self.x, 2),
+            Quantity::CpuUsPerRequest => bench_chart::format::cpu(self.x),
+            Quantity::P99Ms | Quantity::ProbeP99Ms => bench_chart::format::grouped(self.x, 2),
         };
         // Requests/s the tool set read `≥`; a CPU time per request is the server's own.
         let marks = Marks {

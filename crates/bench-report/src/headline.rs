@@ -16,12 +16,12 @@
 use std::fmt;
 use std::fs;
 use std::io;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use crate::error::ReportError;
-use crate::format::thousands;
 use crate::model::MACHINE_MARK;
-use crate::read::{find, marks};
+use crate::read::{find, marks, relative};
+use bench_chart::format::thousands;
 use bench_model::results::{Results, Run, ServerKind, ServerResult, StepResult};
 
 /// The line before the generated table.
@@ -224,9 +224,12 @@ fn provenance(src: &Source, readme_dir: &Path) -> String {
         });
     let commit = match (&r.header.git.revision, r.header.git.dirty) {
         (Some(rev), Some(true)) => {
-            format!("commit {} with local changes", crate::format::short(rev))
+            format!(
+                "commit {} with local changes",
+                bench_chart::format::short(rev)
+            )
         }
-        (Some(rev), _) => format!("commit {}", crate::format::short(rev)),
+        (Some(rev), _) => format!("commit {}", bench_chart::format::short(rev)),
         (None, _) => "commit unknown".to_string(),
     };
     let m = &r.header.machine;
@@ -262,23 +265,6 @@ fn provenance(src: &Source, readme_dir: &Path) -> String {
         machine.join(", "),
         how.join(", ")
     )
-}
-
-/// `to` as a link relative to the directory `from`, `/`-separated; `None` when either cannot
-/// be resolved.
-fn relative(from: &Path, to: &Path) -> Option<String> {
-    let from = fs::canonicalize(from).ok()?;
-    let to = fs::canonicalize(to).ok()?;
-    let a: Vec<Component<'_>> = from.components().collect();
-    let b: Vec<Component<'_>> = to.components().collect();
-    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let mut parts: Vec<String> = vec!["..".to_string(); a.len() - common];
-    parts.extend(
-        b[common..]
-            .iter()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
-    );
-    Some(parts.join("/"))
 }
 
 /// What one cell shows.
@@ -318,7 +304,7 @@ fn cell(s: &ServerResult, c: &Column) -> Cell {
         let (x, mark) = match c.figure {
             Figure::RequestsPerS => (Some(thousands(m.requests_per_s)), marks(m)),
             Figure::CpuUsPerRequest => (
-                m.cpu_us_per_request.map(crate::format::cpu),
+                m.cpu_us_per_request.map(bench_chart::format::cpu),
                 if m.disturbed {
                     format!(" {MACHINE_MARK}")
                 } else {

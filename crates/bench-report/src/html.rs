@@ -22,7 +22,7 @@
 //! 700 px the narrow one). A table keeps its first column while its figures scroll sideways,
 //! with a hint when it overflows; on a wide window it may be wider than the text.
 //!
-//! Nothing on the page names a machine path or a local port ([`findings::public`](crate::format::public)):
+//! Nothing on the page names a machine path or a local port ([`findings::public`](bench_chart::format::public)):
 //! a machine path becomes its file name, `http://127.0.0.1:PORT` becomes `http://SERVER`.
 //!
 //! Files: this one (the page and its parts), `html/header.rs` (the top of the page),
@@ -44,7 +44,6 @@ use bench_chart::draw::Layout;
 use bench_chart::svg;
 
 use super::chart::{Kind, drawn, paired};
-use super::format::{date, escape, grouped, inline};
 use super::model::{Document, partial};
 use super::other::OtherResults;
 use crate::error::ReportError;
@@ -52,6 +51,7 @@ use crate::findings;
 use crate::model_html::{body, separated};
 use crate::read::{endpoints, find, measured_title};
 use crate::stale::{staleness, staleness_named};
+use bench_chart::format::{date, escape, grouped, inline};
 
 mod header;
 
@@ -267,7 +267,7 @@ fn render(docs: &[Doc], others: &Others, root: Option<&Path>, links: &Links) -> 
     }
     body.push_str("</main>\n");
     // No machine paths, no local ports (see `findings::public`).
-    crate::format::public(&format!(
+    bench_chart::format::public(&format!(
         r#"<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -381,7 +381,7 @@ fn provenance(out: &mut String, d: &Doc, doc: &Document) {
                 .git
                 .revision
                 .as_deref()
-                .map_or("unknown", crate::format::short)
+                .map_or("unknown", bench_chart::format::short)
         ),
         r.header
             .git
@@ -389,14 +389,14 @@ fn provenance(out: &mut String, d: &Doc, doc: &Document) {
             .as_deref()
             .map_or_else(String::new, |c| format!(
                 " of {}",
-                escape(crate::format::date(c))
+                escape(bench_chart::format::date(c))
             )),
         if r.header.git.dirty == Some(true) {
             " with uncommitted changes"
         } else {
             ""
         },
-        escape(crate::format::date(&r.header.started_utc))
+        escape(bench_chart::format::date(&r.header.started_utc))
     );
     out.push_str("<dl class=\"provenance\">\n");
     if let Some(href) = &d.href {
@@ -410,7 +410,7 @@ fn provenance(out: &mut String, d: &Doc, doc: &Document) {
     }
     for (k, v) in &doc.header {
         let v = match (k.as_str(), &r.header.git.revision) {
-            ("Git", Some(rev)) => v.replacen(rev.as_str(), crate::format::short(rev), 1),
+            ("Git", Some(rev)) => v.replacen(rev.as_str(), bench_chart::format::short(rev), 1),
             _ => v.clone(),
         };
         let _ = writeln!(out, "<dt>{}</dt><dd>{}</dd>", escape(k), inline(&v));

@@ -4,7 +4,7 @@
 use crate::model::{self, Block, Cell, Document};
 use crate::model_html::table_html;
 use crate::read::{dirty, provenance, revision};
-use crate::table::Table;
+use bench_chart::table::Table;
 use bench_model::results::idle::{IdleResults, IdleServer};
 
 /// The table's columns.
@@ -20,10 +20,10 @@ pub const HEADER: [&str; 5] = [
 pub fn cells(s: &IdleServer, connections: usize) -> Vec<String> {
     vec![
         s.name.clone(),
-        crate::format::mb(s.before_kb as f64),
-        crate::format::mb(s.with_kb as f64),
-        crate::format::thousands(connections as f64),
-        crate::format::thousands(s.bytes_per_connection as f64),
+        bench_chart::format::mb(s.before_kb as f64),
+        bench_chart::format::mb(s.with_kb as f64),
+        bench_chart::format::thousands(connections as f64),
+        bench_chart::format::thousands(s.bytes_per_connection as f64),
     ]
 }
 
@@ -65,13 +65,13 @@ pub(crate) fn document(r: &IdleResults) -> Document {
     Document {
         title: format!(
             "Memory of {} idle keep-alive connections",
-            crate::format::thousands(r.connections as f64)
+            bench_chart::format::thousands(r.connections as f64)
         ),
         header,
         blocks: vec![
             Block::Para(format!(
                 "Each server was started alone, its process tree's RSS read once it was ready, then {} connections each answered one `GET /hello` and stayed open without another byte, and the RSS was read again. MB are MiB; bytes per connection is the growth over the connections.",
-                crate::format::thousands(r.connections as f64)
+                bench_chart::format::thousands(r.connections as f64)
             )),
             Block::Table(model_table(r)),
         ],
@@ -88,7 +88,7 @@ pub fn markdown_report(r: &IdleResults) -> String {
 /// and its table.
 pub(super) fn html_section(docs: &[IdleResults], root: Option<&std::path::Path>) -> String {
     use std::fmt::Write as _;
-    let esc = crate::format::escape;
+    let esc = bench_chart::format::escape;
     let mut out = String::from(
         "<section class=\"experiment\" id=\"idle\">\n<h2>Memory of idle connections</h2>\n<p class=\"question\">What does a connection that sends nothing cost each server in memory?</p>\n",
     );
@@ -98,7 +98,7 @@ pub(super) fn html_section(docs: &[IdleResults], root: Option<&std::path::Path>)
         let _ = writeln!(
             out,
             "<article class=\"run\">\n<h3>{} idle connections · {}</h3>\n<p>{} to {} on {} ({} CPUs, {}), git {}{}. Each server alone: its process tree's RSS once ready, then with the connections open, each after one answered <code>GET /hello</code>. Command: <code>{}</code></p>",
-            crate::format::thousands(r.connections as f64),
+            bench_chart::format::thousands(r.connections as f64),
             esc(&r.header.started_utc),
             esc(&r.header.started_utc),
             esc(&r.header.finished_utc),

@@ -30,7 +30,7 @@ fn model_table(r: &InstructionResults) -> model::Table {
                 .iter()
                 .find(|m| m.server == server && m.target == target && m.mode == *md)
                 .map_or("–".to_string(), |m| {
-                    crate::format::thousands(m.per_request)
+                    bench_chart::format::thousands(m.per_request)
                 });
             Cell::text(cell)
         }));
@@ -96,7 +96,7 @@ pub fn markdown_report(r: &InstructionResults) -> String {
 /// the notes on what callgrind counts.
 pub(super) fn html_section(docs: &[InstructionResults], root: Option<&std::path::Path>) -> String {
     use std::fmt::Write as _;
-    let esc = crate::format::escape;
+    let esc = bench_chart::format::escape;
     let mut out = String::from(
         "<section class=\"experiment\" id=\"instructions\">\n<h2>Instructions per request under callgrind</h2>\n<p class=\"question\">What does a request cost each server in CPU instructions, counted rather than timed, so that the figure does not move with the machine's speed?</p>\n<p>Every figure is instructions per request (fewer is cheaper), per mode of sending: keep-alive, 16 pipelined, a new HTTP/1.0 connection per request.</p>\n",
     );
@@ -178,7 +178,10 @@ mod tests {
             .iter()
             .find(|m| m.server == "server-prebuilt" && m.target == "/" && m.mode == Mode::KeepAlive)
             .unwrap();
-        assert_eq!(cells[3], crate::format::thousands(keep_alive.per_request));
+        assert_eq!(
+            cells[3],
+            bench_chart::format::thousands(keep_alive.per_request)
+        );
         // The ceiling serves `/` only: one row, no `/api/hello`.
         assert!(md.contains("| ceiling | `/` |"));
         assert!(!md.contains("| ceiling | `/api/hello` |"));

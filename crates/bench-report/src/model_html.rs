@@ -8,9 +8,9 @@
 use std::fmt::Write as _;
 
 use crate::chart::Row as PairRow;
-use crate::format::grouped;
-use crate::format::{escape, inline};
 use crate::model::{Block, Cell, Document, Table};
+use bench_chart::format::grouped;
+use bench_chart::format::{escape, inline};
 use bench_model::results::ServerResult;
 
 /// The body of `d` (headings at `<h5>` and `<h6>`); `order` is the run's servers in pair

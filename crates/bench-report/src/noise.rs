@@ -9,7 +9,7 @@ use bench_model::noise::{Dips, Levels, Pair, log_sd};
 use bench_model::results::{CEILING, Results, Run, ServerResult, StepResult};
 use bench_model::stats::median;
 
-use crate::table::Table;
+use bench_chart::table::Table;
 
 fn f3(x: Option<f64>) -> String {
     x.map_or("–".into(), |x| format!("{x:.3}"))

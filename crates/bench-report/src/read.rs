@@ -1,7 +1,10 @@
 //! What every report reads of a run the same way: its endpoints and step ids in order, one
 //! server's step, what its experiment shows ([`Shown`]), the marks of a figure and the
 //! footnotes that explain them; and of the header of every other results file, its
-//! provenance lines, revision and dirty mark.
+//! provenance lines, revision and dirty mark; and a file's link relative to a directory.
+
+use std::fs;
+use std::path::{Component, Path};
 
 use bench_model::experiment::{self, Shown};
 use bench_model::results::{Header, Results, Run, ServerResult, StepResult};
@@ -86,11 +89,11 @@ pub(crate) fn measured_title(runs: &[&Results]) -> String {
     let conns_text = |conns: &[usize]| {
         let n: Vec<String> = conns
             .iter()
-            .map(|c| crate::format::thousands(*c as f64))
+            .map(|c| bench_chart::format::thousands(*c as f64))
             .collect();
         format!(
             "{} connection{}",
-            crate::format::listed(&n),
+            bench_chart::format::listed(&n),
             if conns == [1] { "" } else { "s" }
         )
     };
@@ -105,7 +108,10 @@ pub(crate) fn measured_title(runs: &[&Results]) -> String {
             v.dedup();
             v
         };
-        let ladder: Vec<String> = rates(false).into_iter().map(crate::format::rate).collect();
+        let ladder: Vec<String> = rates(false)
+            .into_iter()
+            .map(bench_chart::format::rate)
+            .collect();
         let searched = rates(true).len();
         let searched = match searched {
             0 => String::new(),
@@ -114,8 +120,8 @@ pub(crate) fn measured_title(runs: &[&Results]) -> String {
         };
         return format!(
             "{head}: latency and CPU per request at fixed offered rates, {} requests/s{searched}, on {} at {}",
-            crate::format::listed(&ladder),
-            crate::format::listed(&endpoints),
+            bench_chart::format::listed(&ladder),
+            bench_chart::format::listed(&endpoints),
             conns_text(&conns)
         );
     }
@@ -177,7 +183,7 @@ pub(crate) fn measured_title(runs: &[&Results]) -> String {
     format!(
         "{head}: {how}{} on {}",
         conns_text(&conns),
-        crate::format::listed(&pipelined)
+        bench_chart::format::listed(&pipelined)
     )
 }
 
@@ -290,6 +296,24 @@ pub(crate) fn revision(h: &Header) -> &str {
 /// `mark` when the working tree had uncommitted changes, else nothing.
 pub(crate) fn dirty<'a>(h: &Header, mark: &'a str) -> &'a str {
     if h.git.dirty == Some(true) { mark } else { "" }
+}
+
+/// `to` as a link relative to the directory `from` (the page's to its notes, the README's to
+/// its results files), `/`-separated; `None` when either cannot
+/// be resolved.
+pub(crate) fn relative(from: &Path, to: &Path) -> Option<String> {
+    let from = fs::canonicalize(from).ok()?;
+    let to = fs::canonicalize(to).ok()?;
+    let a: Vec<Component<'_>> = from.components().collect();
+    let b: Vec<Component<'_>> = to.components().collect();
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut parts: Vec<String> = vec!["..".to_string(); a.len() - common];
+    parts.extend(
+        b[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    Some(parts.join("/"))
 }
 
 #[cfg(test)]

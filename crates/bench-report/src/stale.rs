@@ -116,7 +116,10 @@ pub(crate) fn stale_box(
 ) -> String {
     root.and_then(|root| staleness_named(header.git.revision.as_deref(), names, root).line())
         .map_or(String::new(), |line| {
-            format!("<p class=\"stale\">{}</p>\n", crate::format::inline(&line))
+            format!(
+                "<p class=\"stale\">{}</p>\n",
+                bench_chart::format::inline(&line)
+            )
         })
 }
 

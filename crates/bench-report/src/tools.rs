@@ -5,7 +5,7 @@
 use crate::model::{self, Block, Cell, Document};
 use crate::model_html::table_html;
 use crate::read::{dirty, provenance, revision};
-use crate::table::Table;
+use bench_chart::table::Table;
 use bench_model::results::Run;
 use bench_model::results::tools::{Round, ToolMedian, ToolResults};
 
@@ -39,14 +39,18 @@ pub const MEDIANS_HEADER: [&str; 8] = [
 /// Requests/s, with `†` when the tool was the bottleneck.
 fn rps_cell(run: Option<&Run>) -> String {
     match run {
-        Some(r) if r.tool_bound => format!("{}†", crate::format::grouped(r.requests_per_s, 0)),
-        Some(r) => crate::format::grouped(r.requests_per_s, 0),
+        Some(r) if r.tool_bound => {
+            format!("{}†", bench_chart::format::grouped(r.requests_per_s, 0))
+        }
+        Some(r) => bench_chart::format::grouped(r.requests_per_s, 0),
         None => "-".into(),
     }
 }
 
 fn fixed(v: Option<f64>, decimals: usize) -> String {
-    v.map_or("-".to_string(), |v| crate::format::grouped(v, decimals))
+    v.map_or("-".to_string(), |v| {
+        bench_chart::format::grouped(v, decimals)
+    })
 }
 
 /// The cells of one round's row.
@@ -240,7 +244,7 @@ pub fn markdown_report(r: &ToolResults) -> String {
 /// provenance, the medians' table and the rounds' table.
 pub(super) fn html_section(docs: &[ToolResults], root: Option<&std::path::Path>) -> String {
     use std::fmt::Write as _;
-    let esc = crate::format::escape;
+    let esc = bench_chart::format::escape;
     let mut out = String::from(
         "<section class=\"experiment\" id=\"tools\">\n<h2>Load tools compared</h2>\n<p class=\"question\">How much of a figure is the load tool's? One server driven by several tools at the same load, the tools alternating round by round.</p>\n",
     );

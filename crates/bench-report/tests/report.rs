@@ -1,14 +1,22 @@
 //! The report of recorded results documents (`tests/data/results-*.json`, made by
 //! `tests/data/make-results.py`): the markdown tables' rows, columns and values, the SVG's
-//! well-formedness and legend, and `write_beside`.
+//! well-formedness and legend, and `write_beside`; and that no text of any chart of any
+//! results file (docs/results and the test data), on the page or in the SVG file, overlaps
+//! another or leaves its drawing.
 
 use std::fs;
+use std::path::{Path, PathBuf};
 
+use bench_chart::draw::check::problems;
+use bench_model::results::Results;
 use bench_report::{Doc, html, markdown, svg_string, write_beside};
 
 mod common;
 
-use common::{cell, data, first_round, first_rounds, load, table, texts, well_formed};
+use common::{
+    cell, data, file_drawings, first_round, first_rounds, load, page_drawings, table, texts,
+    well_formed,
+};
 
 #[test]
 fn recorded_medians_agree_with_finish() {
@@ -735,4 +743,65 @@ fn a_probe_without_an_answer_is_drawn_as_a_lower_bound() {
     assert!(svg.contains("node-http, sync: p50 547 ms, p90 547 ms, p95 547 ms, p99 500 ms, max 547 ms; p99 at least 500 ms: the probe got no answer in 3 of its 6 rounds"), "{svg}");
     assert_eq!(svg.matches(r#"<text class="at-least""#).count(), 1);
     assert!(svg.contains("p99 a lower bound: the probe got no answer in some rounds"));
+}
+
+/// Every results file of an experiment run in docs/results and in the test data.
+fn every_results_file() -> Vec<PathBuf> {
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = Vec::new();
+    for dir in [
+        crate_dir.join("../../docs/results"),
+        crate_dir.join("tests/data"),
+        crate_dir.join("tests/data/runs-2026-12-01"),
+    ] {
+        let mut found: Vec<PathBuf> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .filter(|p| !bench_report::is_other_results_file(p))
+            .collect();
+        found.sort();
+        out.extend(found);
+    }
+    out
+}
+
+/// No text of any chart overlaps another or leaves its drawing (`bench_chart::draw::check`),
+/// in every chart of every results file: wide and narrow as the page holds them, and as the
+/// SVG file beside it draws them.
+#[test]
+fn no_text_of_any_chart_overlaps_another_or_leaves_its_drawing() {
+    let files = every_results_file();
+    assert!(files.len() >= 20, "{files:?}");
+    let mut bad = Vec::new();
+    let mut checked = 0;
+    for f in &files {
+        let r = Results::load(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let name = f.file_name().unwrap().to_string_lossy().into_owned();
+        let page = html(&[Doc {
+            results: r.clone(),
+            href: None,
+        }]);
+        let (page, file) = (page_drawings(&page), file_drawings(&svg_string(&r)));
+        // The file holds the page's charts, wide.
+        let wide = page
+            .iter()
+            .filter(|(w, _)| w.starts_with("chart wide"))
+            .count();
+        assert_eq!(file.len(), wide, "{name}");
+        let file = file.into_iter().map(|d| ("file".into(), d));
+        for (what, d) in page.into_iter().chain(file) {
+            checked += 1;
+            for p in problems(&d) {
+                bad.push(format!("{name} {what} ({} px): {p}", d.width));
+            }
+        }
+    }
+    assert!(checked > 300, "{checked}");
+    assert!(
+        bad.is_empty(),
+        "{} problems:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
 }

@@ -111,7 +111,7 @@ pub(super) fn ladder(d: &mut Document, r: &Results, endpoints: &[String]) {
                     "{} · {}",
                     opt_ms(m.latency_us.p99),
                     m.cpu_us_per_request
-                        .map_or("n/a".to_string(), crate::format::cpu)
+                        .map_or("n/a".to_string(), bench_chart::format::cpu)
                 )
             },
             true,

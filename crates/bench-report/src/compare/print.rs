@@ -5,7 +5,7 @@ use bench_model::verdict::{ALPHA, Bound, Gate, Judgement};
 
 use super::{Change, Comparison, Estimate, Family, Marks};
 use crate::model::{Block, Cell, Column, Document, Table};
-use crate::table::Table as TextTable;
+use bench_chart::table::Table as TextTable;
 
 /// A figure as the comparison writes it: `≥ ` for a bound, three significant figures or so,
 /// thousands grouped.
@@ -14,7 +14,7 @@ fn number(x: f64) -> String {
         return "∞".into();
     }
     if x.abs() >= 1000.0 {
-        crate::format::thousands(x)
+        bench_chart::format::thousands(x)
     } else if x.abs() >= 10.0 {
         format!("{x:.1}")
     } else {

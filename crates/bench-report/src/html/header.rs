@@ -7,16 +7,16 @@
 //! (`†`, `‡`, `§`, `≥`, `[a–b]`, `[a–b; 3 rounds, 75 %]`), and the contents.
 
 use std::fmt::Write as _;
-use std::path::{Component, Path};
+use std::path::Path;
 
 use bench_model::results::Header;
 
 use super::Doc;
-use crate::format::{escape, grouped, inline, listed, short, thousands};
 use crate::model::{MACHINE_MARK, ROUND_TRIP_MARK, TOOL_MARK};
-use crate::read::measured_title;
+use crate::read::{measured_title, relative};
 use crate::stale::Staleness;
 use bench_chart::draw;
+use bench_chart::format::{escape, grouped, inline, listed, short, thousands};
 
 /// Where the page links to for what its figures mean: relative to the page.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -84,23 +84,6 @@ fn newest_note(dir: &Path) -> Option<(std::path::PathBuf, String)> {
         .unwrap_or(&newest)
         .to_string();
     Some((path, title))
-}
-
-/// `to` as a link relative to the directory `from`, `/`-separated; `None` when either cannot
-/// be resolved.
-fn relative(from: &Path, to: &Path) -> Option<String> {
-    let from = std::fs::canonicalize(from).ok()?;
-    let to = std::fs::canonicalize(to).ok()?;
-    let a: Vec<Component<'_>> = from.components().collect();
-    let b: Vec<Component<'_>> = to.components().collect();
-    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let mut parts: Vec<String> = vec!["..".to_string(); a.len() - common];
-    parts.extend(
-        b[common..]
-            .iter()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
-    );
-    Some(parts.join("/"))
 }
 
 /// One results file, as the header counts it: what it is (`E3`, `instructions`), its header,
@@ -260,7 +243,7 @@ fn facts(out: &mut String, groups: &[(String, Vec<&Doc>)], sources: &[Source<'_>
         let span = if a.get(..10) == b.get(..10) {
             format!(
                 "{}, {}–{} UTC",
-                crate::format::date(a),
+                bench_chart::format::date(a),
                 a.get(11..16).unwrap_or(""),
                 b.get(11..16).unwrap_or("")
             )

@@ -1,10 +1,12 @@
 //! What the report tests share: the recorded results documents, the markdown tables read
-//! back, the SVG's texts and its well-formedness, a run cut to its first rounds.
+//! back, the SVG's texts and its well-formedness, a run cut to its first rounds, the charts of a
+//! page and of an SVG file as drawings to check.
 
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 
+use bench_chart::draw::Drawn;
 use bench_model::results::Results;
 
 pub fn data(name: &str) -> PathBuf {
@@ -146,4 +148,95 @@ pub fn first_rounds(r: &Results, k: u32, server: Option<&str>) -> Results {
         }
     }
     cut
+}
+
+/// The value of attribute `name` in the opening tag `tag`.
+fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let key = format!(" {name}=\"");
+    let at = tag.find(&key)? + key.len();
+    Some(&tag[at..at + tag[at..].find('"')?])
+}
+
+/// Every chart drawing of a page: each `<svg>` of class `chart` or `headline-chart`, named by
+/// its class, `data-chart` and label, with its elements and its viewBox's size.
+pub fn page_drawings(html: &str) -> Vec<(String, Drawn)> {
+    let mut out = Vec::new();
+    for piece in html.split("<svg ").skip(1) {
+        let end = piece.find('>').unwrap();
+        let open = &format!(" {}", &piece[..end]);
+        let class = attr(open, "class").unwrap_or_default();
+        if !class.starts_with("chart ") && !class.starts_with("headline-chart ") {
+            continue;
+        }
+        let size: Vec<f64> = attr(open, "viewBox")
+            .unwrap()
+            .split(' ')
+            .map(|v| v.parse().unwrap())
+            .collect();
+        let body = &piece[end + 1..piece.find("</svg>").unwrap()];
+        let name = format!(
+            "{class} {} {}",
+            attr(open, "data-chart").unwrap_or_default(),
+            attr(open, "aria-label").unwrap_or_default()
+        );
+        out.push((
+            name,
+            Drawn {
+                body: body.to_string(),
+                width: size[2],
+                height: size[3],
+            },
+        ));
+    }
+    out
+}
+
+/// The charts of an SVG file (`bench_report::svg_string`): each `<g transform="translate(0,Y)">`
+/// at the top level, as tall as the room to the next one (or the file's end) less the 16 px
+/// between them.
+pub fn file_drawings(svg: &str) -> Vec<Drawn> {
+    let width: f64 = attr(svg, "width").unwrap().parse().unwrap();
+    let height: f64 = attr(svg, "height").unwrap().parse().unwrap();
+    // (y, body) of each top-level group, found by counting the groups' depth.
+    let mut groups: Vec<(f64, String)> = Vec::new();
+    let (mut depth, mut start) = (0, None);
+    let mut at = 0;
+    while let Some(i) = svg[at..].find('<') {
+        let i = at + i;
+        let end = i + svg[i..].find('>').unwrap();
+        let tag = &svg[i..=end];
+        if tag.starts_with("<g") && !tag.ends_with("/>") {
+            if depth == 0 {
+                let y = attr(tag, "transform")
+                    .and_then(|t| t.strip_prefix("translate(0,"))
+                    .and_then(|t| t.strip_suffix(')'))
+                    .map(|y| y.parse().unwrap())
+                    .unwrap();
+                start = Some((y, end + 1));
+            }
+            depth += 1;
+        } else if tag == "</g>" {
+            depth -= 1;
+            if depth == 0 {
+                let (y, from) = start.take().unwrap();
+                groups.push((y, svg[from..i].to_string()));
+            }
+        }
+        at = end + 1;
+    }
+    let tops: Vec<f64> = groups
+        .iter()
+        .map(|(y, _)| *y)
+        .skip(1)
+        .chain([height])
+        .collect();
+    groups
+        .into_iter()
+        .zip(tops)
+        .map(|((y, body), next)| Drawn {
+            body,
+            width,
+            height: next - y - 16.0,
+        })
+        .collect()
 }
