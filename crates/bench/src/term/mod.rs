@@ -1,7 +1,6 @@
 //! The terminal: [`out`] (stdout that a closed pipe cannot panic, with the [`say!`](crate::say)
-//! macro), [`table`] (padded plain-text tables) and [`progress`] (the progress line on stderr,
-//! drawn only on a terminal).
+//! macro) and [`progress`] (the progress line on stderr, drawn only on a terminal), both
+//! `bench-step`'s, and [`table`] (padded plain-text tables, `bench-chart`'s).
 
-pub mod out;
-pub mod progress;
 pub use bench_report::table;
+pub use bench_step::term::{out, progress};
