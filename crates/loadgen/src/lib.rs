@@ -10,7 +10,8 @@
 //!   driving its share of the connections through one worker loop with a stop condition, and
 //!   in the open model one pacer handing the thread's scheduled requests to free connections;
 //! - [`framing`]: where each response ends (httparse; Content-Length, chunked, until close);
-//! - [`stats`] (result data): per-thread HDR histograms and counters, merged once;
+//! - [`errors`]: the kinds of failed request and their counts; [`stats`] (result data):
+//!   per-thread HDR histograms and counters, merged once;
 //! - [`timeline`]: with `--interval`, per-thread counters and latency buckets for each
 //!   interval of the measured window, merged once, and the report's [`Timeline`];
 //! - [`report`]: [`RunResult`] and the versioned JSON [`Report`];
@@ -30,6 +31,7 @@ mod client;
 pub mod config;
 #[cfg(feature = "client")]
 mod cpu;
+pub mod errors;
 pub mod framing;
 pub mod print;
 pub mod report;

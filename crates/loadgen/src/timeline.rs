@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::stats::{ErrorKind, Errors};
+use crate::errors::{ErrorKind, Errors};
 
 /// The most intervals a run may have (`--interval` over the measured window).
 pub const MAX_INTERVALS: u64 = 10_000;
