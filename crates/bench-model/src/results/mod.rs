@@ -1128,6 +1128,7 @@ impl Results {
             path: path.to_path_buf(),
             source,
         })?;
+        let text = timeline::compact_number_arrays(&text);
         let name = path.file_name().unwrap_or_default().to_string_lossy();
         let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
         fs::write(&tmp, text + "\n").map_err(io_at(&tmp))?;

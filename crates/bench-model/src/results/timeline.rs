@@ -172,6 +172,47 @@ impl Timeline {
     }
 }
 
+/// `pretty` (serde_json's pretty output) with every array of numbers and nulls on one line:
+/// a timeline's columns, a window's two ends. Pretty-printing puts each element on a line of
+/// its own, which more than doubles a results file with timelines; on one line they add about
+/// half. Only arrays that span lines are touched, and a JSON string never holds a raw line
+/// break, so no string's text changes.
+pub fn compact_number_arrays(pretty: &str) -> String {
+    let mut out = String::with_capacity(pretty.len());
+    let mut rest = pretty;
+    while let Some(at) = rest.find("[\n") {
+        out.push_str(&rest[..at]);
+        let inner_end = rest[at + 1..].find(']').map(|e| at + 1 + e);
+        let numbers = inner_end.and_then(|end| {
+            let inner = &rest[at + 1..end];
+            let items: Vec<&str> = inner.split(',').map(str::trim).collect();
+            let plain = |x: &str| {
+                x == "null"
+                    || (!x.is_empty()
+                        && x.chars().all(|c| c.is_ascii_digit() || "-+.eE".contains(c)))
+            };
+            items
+                .iter()
+                .all(|x| plain(x))
+                .then(|| (items.join(", "), end))
+        });
+        match numbers {
+            Some((joined, end)) => {
+                out.push('[');
+                out.push_str(&joined);
+                out.push(']');
+                rest = &rest[end + 1..];
+            }
+            None => {
+                out.push_str("[\n");
+                rest = &rest[at + 2..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 fn round1(x: f64) -> f64 {
     (x * 10.0).round() / 10.0
 }
@@ -219,6 +260,30 @@ mod tests {
         assert_eq!(t.throughput(), &[200.0, 40.0]);
         // The 0.25 s sliver is half the interval: it counts; shorter would not.
         assert_eq!(t.whole(), 2);
+    }
+
+    #[test]
+    fn arrays_of_numbers_go_on_one_line_and_nothing_else_changes() {
+        let doc = serde_json::json!({
+            "timeline": {"steal_percent": [0.0, 1.5, -2.0, 1e-7], "p99_ms": [1.2, null]},
+            "repeats": [{"a": [1, 2]}, {"a": []}],
+            "command": ["bench", "run"],
+            "note": "a [1,\n 2] in a string",
+        });
+        let pretty = serde_json::to_string_pretty(&doc).unwrap();
+        let compact = compact_number_arrays(&pretty);
+        assert!(
+            compact.contains("\"steal_percent\": [0.0, 1.5, -2.0, 1e-7]"),
+            "{compact}"
+        );
+        assert!(compact.contains("\"p99_ms\": [1.2, null]"), "{compact}");
+        assert!(compact.contains("\"a\": [1, 2]"), "{compact}");
+        // Arrays of objects and of strings keep a line each.
+        assert!(compact.contains("\"command\": [\n"), "{compact}");
+        assert!(compact.contains("\"repeats\": [\n"), "{compact}");
+        let back: serde_json::Value = serde_json::from_str(&compact).unwrap();
+        assert_eq!(back, doc);
+        assert!(compact.lines().count() < pretty.lines().count());
     }
 
     #[test]
