@@ -126,7 +126,7 @@ pub(crate) fn said(
         String::new()
     };
     let sure = match paired {
-        Some((_, i)) => how_sure(f, bound, &i),
+        Some((x, i)) => how_sure(f, bound, x, &i),
         None => no_interval(r, f, &a, &b),
     };
     let censored = if f.quantity == Quantity::ProbeP99Ms {
@@ -162,7 +162,7 @@ pub(crate) fn said(
 /// the level its rounds and real coverage; a ratio that is a bound (`at least`) says how the
 /// two relate: each round's ratio is a bound, so the interval's low end (high end, for `at
 /// most`) is the bound at 95 %.
-fn how_sure(f: &Finding, bound: &str, i: &Interval) -> String {
+fn how_sure(f: &Finding, bound: &str, x: f64, i: &Interval) -> String {
     let end = |x: f64| {
         if x.is_finite() && x > 0.0 {
             plain_ratio(x)
@@ -187,6 +187,7 @@ fn how_sure(f: &Finding, bound: &str, i: &Interval) -> String {
     if bound.is_empty() && i.holds(1.0) {
         said.push_str(": no difference shown at this run's precision");
     }
+    said.push_str(&too_wide(f, bound, x, i));
     let level = if i.at_level() {
         "at 95 %".to_string()
     } else {
@@ -214,6 +215,31 @@ fn how_sure(f: &Finding, bound: &str, i: &Interval) -> String {
         _ => {}
     }
     said
+}
+
+/// `; undecided at ±23 %: about 40 more rounds would bring it within ±10 %` for a ratio (not a
+/// bound, not a capacity) whose 95 % interval is wider than
+/// [`FINDING_WIDTH`](sequential::FINDING_WIDTH) on either side of it; else nothing.
+fn too_wide(f: &Finding, bound: &str, x: f64, i: &Interval) -> String {
+    use bench_model::verdict::sequential;
+    if !bound.is_empty() || f.quantity == Quantity::KeptUp || !i.at_level() {
+        return String::new();
+    }
+    if !(x > 0.0 && i.low > 0.0 && i.high.is_finite()) {
+        return String::new();
+    }
+    let h = (x / i.low).ln().max((i.high / x).ln());
+    let target = sequential::FINDING_WIDTH;
+    if h <= target {
+        return String::new();
+    }
+    let more = sequential::rounds_for(i.n, h, target) - i.n;
+    format!(
+        "; undecided at ±{:.0} %: about {} more rounds would bring it within ±{:.0} %",
+        (h.exp() - 1.0) * 100.0,
+        thousands(more as f64),
+        (target.exp() - 1.0) * 100.0
+    )
 }
 
 /// Why a ratio of `q` is a bound: ` (the load tool's limit)` for requests/s, ` (a round
@@ -879,7 +905,8 @@ mod tests {
         // The remedy's probe always answered: an exact figure, nothing more said.
         assert_eq!(
             said[1],
-            "With the same work offloaded (`/api/sync-offload`), `node-http`'s probe p99 is 14.6× its idle one here (2.34 vs 0.16 ms; 95 % CI 11.0–18.3, 6 rounds)."
+            "With the same work offloaded (`/api/sync-offload`), `node-http`'s probe p99 is 14.6× its idle one here (2.34 vs 0.16 ms; 95 % CI 11.0–18.3, 6 rounds; undecided at ±32 %: about 46 more rounds \
+             would bring it within ±10 %)."
         );
     }
 

@@ -68,6 +68,20 @@ pub fn needs_more(ratios: &[f64], target: f64) -> bool {
     widened(ratios).is_none_or(|w| half_width(&w) > target)
 }
 
+/// The half-width a finding's ratio should reach, on logs: ±10 % (`ln 1.1`). A finding whose
+/// 95 % interval is wider says so, with about how many more rounds would bring it within.
+pub const FINDING_WIDTH: f64 = 0.0953;
+
+/// About how many rounds in all an interval of half-width `h` (on logs) from `n` rounds needs
+/// to come within `target`: an interval narrows as 1/√rounds, so `n · (h / target)²`, rounded
+/// up, and at least `n + 1` when it is wider.
+pub fn rounds_for(n: usize, h: f64, target: f64) -> usize {
+    if h <= target || target <= 0.0 {
+        return n;
+    }
+    ((n as f64 * (h / target).powi(2)).ceil() as usize).max(n + 1)
+}
+
 /// A cell (a server's step) that needs another round, with why: the ratio whose interval is
 /// still wider than the target.
 #[derive(Clone, Debug, PartialEq)]
@@ -216,6 +230,13 @@ pub fn coverage(target: f64, noise: Noise, max_rounds: usize, trials: u64, seed:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_interval_twice_too_wide_needs_four_times_the_rounds() {
+        assert_eq!(rounds_for(6, 0.2, 0.1), 24);
+        assert_eq!(rounds_for(6, 0.1, 0.1), 6);
+        assert_eq!(rounds_for(10, 0.101, 0.1), 11);
+    }
 
     #[test]
     fn six_rounds_are_the_least_and_a_narrow_interval_is_done() {
