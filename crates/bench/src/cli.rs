@@ -238,15 +238,22 @@ pub struct RunArgs {
     /// else 1)
     #[arg(long, visible_alias = "repeat", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100))]
     pub rounds: Option<u32>,
-    /// After the rounds, more rounds of only the cells whose ratio (to the ceiling of the
-    /// same round; an A/A copy to its original; a step without the ceiling on its own figure)
-    /// has a 95 % interval wider than ±PCT %, until each is within it or --max-rounds is
-    /// reached (rounds by the width needed: docs/reading-results.md)
+    /// After the rounds, more rounds of only the cells whose ratio has a 95 % interval wider
+    /// than ±PCT % (--until-of), each with its partner, until each is within it, --max-rounds
+    /// is reached or --until-minutes are spent (rounds by the width needed:
+    /// docs/reading-results.md)
     #[arg(long, value_name = "PCT", value_parser = width)]
     pub until_width: Option<f64>,
+    /// Which ratios --until-width narrows: `findings` (the experiment's findings and the A/A
+    /// pairs) or `cells` (also every server's step over the ceiling of the same round)
+    #[arg(long, value_name = "WHAT", default_value = "findings", requires = "until_width", value_parser = ["findings", "cells"])]
+    pub until_of: String,
     /// The most rounds --until-width may reach, the planned ones included
     #[arg(long, value_name = "N", default_value_t = 40, requires = "until_width", value_parser = clap::value_parser!(u32).range(6..=200))]
     pub max_rounds: u32,
+    /// The most minutes --until-width's rounds may take (a round started is finished)
+    #[arg(long, value_name = "M", requires = "until_width", value_parser = clap::value_parser!(u32).range(1..=600))]
+    pub until_minutes: Option<u32>,
     /// Also a second copy of this server, measured as `NAME#2` in every round beside the
     /// first (an A/A pair: the run's precision; the two alternate in going first); the same
     /// as naming it twice in --servers. `NAME@ENDPOINT`: the copy on that endpoint's steps

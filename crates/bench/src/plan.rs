@@ -53,6 +53,10 @@ pub struct Until {
     pub percent: f64,
     /// The most rounds, the planned ones included.
     pub max_rounds: u32,
+    /// Also every cell's ratio to the ceiling, not only the findings and A/A pairs.
+    pub cells: bool,
+    /// The most time the added rounds may take.
+    pub budget: Option<std::time::Duration>,
 }
 
 impl Until {
@@ -167,6 +171,10 @@ impl Plan {
             until: args.until_width.map(|percent| Until {
                 percent,
                 max_rounds: args.max_rounds.max(repeat),
+                cells: args.until_of == "cells",
+                budget: args
+                    .until_minutes
+                    .map(|m| std::time::Duration::from_secs(u64::from(m) * 60)),
             }),
         })
     }

@@ -18,6 +18,7 @@
 //! 60 rounds at most (the tests assert at least 93 %; `bench calibrate` prints the table with
 //! the rounds each costs: ±5 % at a quiet sitting's 0.06 takes 26 rounds on average, ±3 % 49).
 
+use crate::experiment::{Finding, Pick, Quantity};
 use crate::results::{CEILING, Results, Run, StepResult};
 use crate::stats::{LEVEL, median_interval};
 
@@ -148,6 +149,57 @@ pub fn wanting(results: &Results, target: f64) -> Vec<Wanting> {
                     half_width: widened(&ratios).map(|w| half_width(&w)),
                 });
             }
+        }
+    }
+    out
+}
+
+/// The cells of `results` whose findings (the experiment's declared comparisons of two servers
+/// at one step) or A/A pairs still need rounds for ±`target`: each finding's paired ratio of its
+/// quantity (CPU per request where the load tool set both sides' requests/s in most rounds, as
+/// the finding then says), each copy over its original as in [`wanting`]. A finding read at
+/// the best step or on a ladder is not one of a step's cells and is left out.
+pub fn wanting_findings(results: &Results, findings: &[Finding], target: f64) -> Vec<Wanting> {
+    let index = |name: &str| results.servers.iter().position(|s| s.name == name);
+    let step_of = |i: usize, endpoint: &str, id: &str| {
+        results.servers[i]
+            .steps
+            .iter()
+            .find(|st| st.valid && st.endpoint == endpoint && st.step == id)
+    };
+    let mut out: Vec<Wanting> = wanting(results, target)
+        .into_iter()
+        .filter(|w| w.against.is_some_and(|j| Some(j) != index(CEILING)))
+        .collect();
+    for f in findings {
+        let (Pick::Step(ia), Pick::Step(ib)) = (f.a.pick, f.b.pick) else {
+            continue;
+        };
+        let (Some(i), Some(j)) = (index(f.a.server), index(f.b.server)) else {
+            continue;
+        };
+        let (Some(a), Some(b)) = (step_of(i, f.a.endpoint, ia), step_of(j, f.b.endpoint, ib))
+        else {
+            continue;
+        };
+        let bound = |st: &StepResult| {
+            st.repeats.iter().filter(|r| r.tool_set_pace()).count() * 2 > st.repeats.len()
+        };
+        let quantity = if f.quantity == Quantity::RequestsPerS && bound(a) && bound(b) {
+            Quantity::CpuUsPerRequest
+        } else {
+            f.quantity
+        };
+        let ratios = a.paired_ratios(b, |r| quantity.of(r));
+        if needs_more(&ratios, target) && !out.iter().any(|w| w.server == i && w.against == Some(j))
+        {
+            out.push(Wanting {
+                server: i,
+                endpoint: a.endpoint.clone(),
+                step: a.step.clone(),
+                against: Some(j),
+                half_width: widened(&ratios).map(|w| half_width(&w)),
+            });
         }
     }
     out
@@ -286,6 +338,38 @@ mod tests {
         let some = wanting(&r, 0.12);
         assert_eq!(some.len(), 5, "{some:?}");
         assert_eq!(wanting(&r, 0.05).len(), 8);
+    }
+
+    #[test]
+    fn a_recorded_runs_findings_and_pairs_want_rounds_with_their_own_partners() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../docs/notes/2026-12-04-noise/a/e3-20261204T224434Z.json"
+        );
+        let r = Results::load(std::path::Path::new(path)).expect("the recorded run");
+        let e3 = crate::experiment::find("e3").unwrap();
+        let name = |i: usize| r.servers[i].name.as_str();
+        let all = wanting_findings(&r, e3.findings, 0.001);
+        let pairs: Vec<(&str, &str, &str)> = all
+            .iter()
+            .map(|w| (name(w.server), name(w.against.unwrap()), w.step.as_str()))
+            .collect();
+        // The two A/A pairs at both steps, and E3's finding of server-prebuilt over node-http
+        // at / c100 (the run has no blazeio or server-hyper): never the ceiling.
+        assert!(
+            pairs.contains(&("server-prebuilt#2", "server-prebuilt", "c1000")),
+            "{pairs:?}"
+        );
+        assert!(
+            pairs.contains(&("node-http#2", "node-http", "c100")),
+            "{pairs:?}"
+        );
+        assert!(
+            pairs.contains(&("server-prebuilt", "node-http", "c100")),
+            "{pairs:?}"
+        );
+        assert!(pairs.iter().all(|p| p.1 != CEILING), "{pairs:?}");
+        assert_eq!(wanting_findings(&r, e3.findings, 0.5), vec![]);
     }
 
     #[test]

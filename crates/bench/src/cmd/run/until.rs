@@ -1,9 +1,10 @@
 //! `--until-width PCT`: after the planned rounds, rounds of only the cells whose paired ratio
 //! still has a 95 % interval wider than ±PCT % (the rule and what it does to coverage:
-//! [`bench_model::verdict::sequential`]), each with the cell it is paired with (the ceiling,
-//! an A/A copy's original) in the same round, in a fresh random order, until every ratio is
-//! within the width or `--max-rounds` is reached. The results are written after every cell,
-//! as in the planned rounds.
+//! [`bench_model::verdict::sequential`]): the experiment's findings and the A/A pairs, or with
+//! `--until-of cells` also every server's step over the ceiling. Each such cell runs with the
+//! cell it is paired with in the same round, in a fresh random order, until every ratio is
+//! within the width, `--max-rounds` is reached or `--until-minutes` are spent. The results are
+//! written after every cell, as in the planned rounds.
 
 use bench_model::experiment::Step;
 use bench_model::results::{Results, copy_number};
@@ -27,8 +28,13 @@ impl Run<'_> {
             return Ok(());
         };
         let mut round = p.repeat;
+        let started = std::time::Instant::now();
         loop {
-            let wanting = sequential::wanting(results, until.half_width());
+            let wanting = if until.cells {
+                sequential::wanting(results, until.half_width())
+            } else {
+                sequential::wanting_findings(results, p.exp.findings, until.half_width())
+            };
             if wanting.is_empty() {
                 crate::say!(
                     "every ratio is within ±{} % after {round} rounds",
@@ -36,7 +42,8 @@ impl Run<'_> {
                 );
                 return Ok(());
             }
-            if round >= until.max_rounds {
+            let spent = until.budget.filter(|b| started.elapsed() >= *b);
+            if round >= until.max_rounds || spent.is_some() {
                 let names: Vec<String> = wanting
                     .iter()
                     .map(|w| {
@@ -49,9 +56,12 @@ impl Run<'_> {
                         )
                     })
                     .collect();
+                let stop = match spent {
+                    Some(b) => format!("--until-minutes {}", b.as_secs() / 60),
+                    None => format!("--max-rounds {}", until.max_rounds),
+                };
                 crate::say!(
-                    "--max-rounds {}: {} ratio(s) still wider than ±{} %: {}",
-                    until.max_rounds,
+                    "{stop}: {} ratio(s) still wider than ±{} %: {}",
                     names.len(),
                     until.percent,
                     names.join(", ")
@@ -116,10 +126,15 @@ mod tests {
     use crate::plan::{Plan, Subjects, Until};
     use crate::step::fake::{Fakes, Recorded, exited, report};
 
-    /// E3's first quick step on `/` on server-prebuilt and the ceiling, 6 planned rounds, each
+    /// E3's first quick step on `/` (c100) on `servers`, 6 planned rounds, each
     /// run's requests/s drawn around 100,000 with a log-sd of 0.1 (a seeded stream of
     /// answers, warm-ups included), until ±`percent` or `max` rounds.
-    fn run(percent: f64, max: u32) -> (bench_model::results::Results, Vec<Vec<String>>) {
+    fn run(
+        percent: f64,
+        max: u32,
+        servers: &[&str],
+        cells: bool,
+    ) -> (bench_model::results::Results, Vec<Vec<String>>) {
         let exp = experiment::find(experiment::E3.id).unwrap();
         let step = exp
             .steps_at(true, None, None)
@@ -127,7 +142,7 @@ mod tests {
             .find(|s| s.endpoint == "/")
             .unwrap();
         let manifest = manifest::Manifest::load_default().unwrap();
-        let chosen: Vec<_> = ["server-prebuilt", "ceiling"]
+        let chosen: Vec<_> = servers
             .iter()
             .map(|n| (manifest.get(n).unwrap().clone(), vec![step.clone()]))
             .collect();
@@ -142,6 +157,8 @@ mod tests {
             until: Some(Until {
                 percent,
                 max_rounds: max,
+                cells,
+                budget: None,
             }),
         };
         let argv = ["bench", "run", "e3", "--quick", "--rounds", "6"];
@@ -197,7 +214,7 @@ mod tests {
 
     #[test]
     fn a_ratio_wider_than_the_width_gets_rounds_with_its_partner_up_to_the_budget() {
-        let (r, argvs) = run(1.0, 9);
+        let (r, argvs) = run(1.0, 9, &["server-prebuilt", "ceiling"], true);
         // ±1 % is out of reach at 10 % noise: three more rounds of both cells, numbered on.
         assert_eq!(rounds(&r, "server-prebuilt"), (1..=9).collect::<Vec<_>>());
         assert_eq!(rounds(&r, "ceiling"), (1..=9).collect::<Vec<_>>());
@@ -207,8 +224,18 @@ mod tests {
 
     #[test]
     fn a_ratio_within_the_width_after_the_planned_rounds_gets_none() {
-        let (r, argvs) = run(99.0, 9);
+        let (r, argvs) = run(99.0, 9, &["server-prebuilt", "ceiling"], true);
         assert_eq!(rounds(&r, "server-prebuilt"), (1..=6).collect::<Vec<_>>());
         assert_eq!(argvs.len(), 2 * 2 * 6);
+    }
+
+    #[test]
+    fn by_default_only_a_findings_two_servers_get_rounds() {
+        // E3's finding at / c100: server-prebuilt over node-http. The ceiling, measured in the
+        // planned rounds, is not one of its sides.
+        let (r, _) = run(1.0, 8, &["server-prebuilt", "node-http", "ceiling"], false);
+        assert_eq!(rounds(&r, "server-prebuilt"), (1..=8).collect::<Vec<_>>());
+        assert_eq!(rounds(&r, "node-http"), (1..=8).collect::<Vec<_>>());
+        assert_eq!(rounds(&r, "ceiling"), (1..=6).collect::<Vec<_>>());
     }
 }
