@@ -4,6 +4,7 @@
 //! from one (which server is a row, which step a panel, what a finding cites) and this crate
 //! draws them.
 
+use bench_model::results::Run;
 use bench_model::stats::Interval;
 
 use crate::marks::Marks;
@@ -185,6 +186,46 @@ impl Metric {
             Metric::Rss | Metric::Latency => 1,
         }
     }
+
+    /// What `run` shows in a chart of this metric: its figure (a CPU time split in user and
+    /// kernel; the percentiles), or `n/a` where the run has none.
+    pub fn value(self, run: &Run) -> Value {
+        let bar = |v: Option<f64>| match v.filter(|v| v.is_finite() && *v >= 0.0) {
+            Some(v) => Value::Bar(v),
+            None => Value::NotMeasured,
+        };
+        match self {
+            Metric::Rps => bar(Some(run.requests_per_s)),
+            Metric::Cpu => match (
+                run.cpu_us_per_request,
+                run.cpu_user_us_per_request,
+                run.cpu_kernel_us_per_request,
+            ) {
+                (Some(total), Some(user), Some(kernel))
+                    if total.is_finite() && total >= 0.0 && user >= 0.0 && kernel >= 0.0 =>
+                {
+                    Value::Split {
+                        total,
+                        user,
+                        kernel,
+                    }
+                }
+                _ => bar(run.cpu_us_per_request),
+            },
+            Metric::Rss => bar(run.rss_kb.map(|r| r.peak as f64 / 1024.0)),
+            Metric::Latency => {
+                let l = &run.latency_us;
+                let p = Percentiles {
+                    values: [l.p50, l.p90, l.p95, l.p99, l.max],
+                };
+                if p.values.iter().all(Option::is_none) {
+                    Value::NotMeasured
+                } else {
+                    Value::Latency(p)
+                }
+            }
+        }
+    }
 }
 
 /// One chart: a metric over a group of steps.
@@ -215,6 +256,45 @@ pub struct Series {
     pub colour: usize,
     /// Its marker's shape, an index: distinct within its kind.
     pub marker: usize,
+}
+
+impl Series {
+    /// The lines of `servers` (`(name, kind)`, in the chart's row order): a colour and a
+    /// marker each, counted within its kind, so that no two lines of a panel share them; the
+    /// peers' shifted by one where the first peer of `pair` (the servers the findings
+    /// compare) would take the colour or the marker of the first Rust variant of it.
+    pub fn styled(servers: &[(String, Kind)], pair: &[&str]) -> Vec<Series> {
+        let index = |kind: Kind, name: &str| {
+            servers
+                .iter()
+                .filter(|(_, k)| *k == kind)
+                .position(|(n, _)| n == name)
+        };
+        let rust = pair.iter().find_map(|n| index(Kind::Rust, n));
+        let peer = pair.iter().find_map(|n| index(Kind::Peer, n));
+        let shift = |of: usize| match (rust, peer) {
+            (Some(a), Some(b)) if a % of == b % of => 1,
+            _ => 0,
+        };
+        let (colour_shift, marker_shift) = (shift(PALETTE), shift(MARKERS));
+        servers
+            .iter()
+            .map(|(name, kind)| {
+                let k = index(*kind, name).unwrap_or(0);
+                let (colour, marker) = match kind {
+                    Kind::Rust => (k % PALETTE, k % MARKERS),
+                    Kind::Peer => ((k + colour_shift) % PALETTE, (k + marker_shift) % MARKERS),
+                    Kind::Reference => (PALETTE, MARKERS),
+                };
+                Series {
+                    name: name.clone(),
+                    kind: *kind,
+                    colour,
+                    marker,
+                }
+            })
+            .collect()
+    }
 }
 
 /// One rung of a server's line.

@@ -28,9 +28,11 @@ mod axis;
 mod bars;
 pub mod check;
 mod rates;
+mod timeline;
 
 pub use bars::draw;
 pub use rates::draw_rates;
+pub use timeline::draw_timeline;
 
 /// The font stack: local fonts only (a page that loads none from anywhere).
 pub const FONT: &str = "system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', 'Helvetica Neue', Arial, sans-serif";
