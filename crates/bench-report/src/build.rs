@@ -22,6 +22,7 @@ use bench_model::results::{
 };
 use bench_model::rules::{OTHER_CPU_LIMIT, SERVER_WAIT_LIMIT, STEAL_LIMIT};
 
+use super::chart::{timeline, timeline_step};
 use super::model::{Block, Cell, Document, Marks, Table};
 use super::stale::staleness;
 use crate::findings::key;
@@ -128,6 +129,12 @@ pub(crate) fn document(r: &Results, root: Option<&Path>) -> Document {
             Tables::Verified => verified(&mut d, r),
             Tables::Rungs => ladder(&mut d, r, &endpoints),
         }
+    }
+    // The page's timeline chart, in its caption's words.
+    if let (Some((s, st)), Some(t)) = (timeline_step(r), timeline(r)) {
+        let (e, step, name) = (&st.endpoint, &st.step, &s.name);
+        let what = format!("**Timeline** of `{e}` {step}, {name}: {}", t.caption);
+        d.push(Block::Para(what));
     }
     resources(&mut d, r);
     spread(&mut d, r);

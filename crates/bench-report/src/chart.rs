@@ -22,54 +22,19 @@ use bench_model::stats::Interval;
 use bench_model::sustainable;
 
 use bench_chart::draw::{Drawn, Layout, draw, draw_rates};
+use bench_chart::timeline::TimelineChart;
+use bench_model::experiment::Pick;
+use bench_model::noise::Dips;
+use bench_model::results::timeline::Timeline;
 
 pub(crate) use bench_chart::chart::{
-    Cell, Chart, Kind, MARKERS, Metric, PALETTE, Panel, Percentiles, Point, RateChart, RatePanel,
-    Row, Series, Unanswered, Value,
+    Cell, Chart, Kind, Metric, Panel, Percentiles, Point, RateChart, RatePanel, Row, Series,
+    Unanswered, Value,
 };
 
 use crate::model::Marks;
 use crate::read::{disturbed, endpoints, find, shown, step_ids, step_marks};
 use bench_model::experiment::{BASELINE, Charts};
-
-/// What `run` shows in a chart of `metric`.
-fn value(metric: Metric, run: &Run) -> Value {
-    let bar = |v: Option<f64>| match v.filter(|v| v.is_finite() && *v >= 0.0) {
-        Some(v) => Value::Bar(v),
-        None => Value::NotMeasured,
-    };
-    match metric {
-        Metric::Rps => bar(Some(run.requests_per_s)),
-        Metric::Cpu => match (
-            run.cpu_us_per_request,
-            run.cpu_user_us_per_request,
-            run.cpu_kernel_us_per_request,
-        ) {
-            (Some(total), Some(user), Some(kernel))
-                if total.is_finite() && total >= 0.0 && user >= 0.0 && kernel >= 0.0 =>
-            {
-                Value::Split {
-                    total,
-                    user,
-                    kernel,
-                }
-            }
-            _ => bar(run.cpu_us_per_request),
-        },
-        Metric::Rss => bar(run.rss_kb.map(|r| r.peak as f64 / 1024.0)),
-        Metric::Latency => {
-            let l = &run.latency_us;
-            let p = Percentiles {
-                values: [l.p50, l.p90, l.p95, l.p99, l.max],
-            };
-            if p.values.iter().all(Option::is_none) {
-                Value::NotMeasured
-            } else {
-                Value::Latency(p)
-            }
-        }
-    }
-}
 
 /// The servers of `r` in pair order (see the module header), with their rows.
 pub(crate) fn paired(r: &Results) -> Vec<(&ServerResult, Row)> {
@@ -260,7 +225,7 @@ fn probe_cell(step: Option<&StepResult>, metric: Metric) -> Cell {
     let mut value = match (probe, st.valid) {
         (_, false) => Value::Invalid,
         (None, true) => Value::NotMeasured,
-        (Some(run), true) => value(metric, run),
+        (Some(run), true) => metric.value(run),
     };
     // A round without an answer counts at its lower bound in the p99, as in the tables.
     let censored = st.probe_p99().filter(|p| p.at_least());
@@ -298,7 +263,7 @@ fn cell(step: Option<&StepResult>, metric: Metric) -> Cell {
     let value = match (&st.median, st.valid) {
         (_, false) => Value::Invalid,
         (None, true) => Value::NotMeasured,
-        (Some(run), true) => value(metric, run),
+        (Some(run), true) => metric.value(run),
     };
     let interval = st.intervals.and_then(|i| match metric {
         Metric::Rps => i.requests_per_s,
@@ -403,43 +368,14 @@ pub(crate) fn rate_charts(r: &Results) -> Vec<RateChart> {
     }
     let order = paired(r);
     let pair = findings_servers(r);
-    // Colours and markers: one per server, counted within its kind; the peers' colours
-    // shifted when the findings' peer would take its Rust variant's.
-    let index = |kind: Kind, name: &str| {
-        order
-            .iter()
-            .filter(|(_, row)| row.kind == kind)
-            .position(|(s, _)| s.name == name)
-    };
-    let rust_of_pair = pair.iter().find_map(|n| index(Kind::Rust, n));
-    let peer_of_pair = pair.iter().find_map(|n| index(Kind::Peer, n));
-    let shift = match (rust_of_pair, peer_of_pair) {
-        (Some(a), Some(b)) if a % PALETTE == b % PALETTE => 1,
-        _ => 0,
-    };
-    let marker_shift = match (rust_of_pair, peer_of_pair) {
-        (Some(a), Some(b)) if a % MARKERS == b % MARKERS => 1,
-        _ => 0,
-    };
+    let rows: Vec<(String, Kind)> = order
+        .iter()
+        .map(|(s, r)| (s.name.clone(), r.kind))
+        .collect();
     let all: Vec<(&ServerResult, Series)> = order
         .iter()
-        .map(|(s, row)| {
-            let k = index(row.kind, &s.name).unwrap_or(0);
-            let (colour, marker) = match row.kind {
-                Kind::Rust => (k % PALETTE, k % MARKERS),
-                Kind::Peer => ((k + shift) % PALETTE, (k + marker_shift) % MARKERS),
-                Kind::Reference => (PALETTE, MARKERS),
-            };
-            (
-                *s,
-                Series {
-                    name: s.name.clone(),
-                    kind: row.kind,
-                    colour,
-                    marker,
-                },
-            )
-        })
+        .map(|(s, _)| *s)
+        .zip(Series::styled(&rows, &pair))
         .collect();
     let limit_ms = bench_model::rules::KEEP_UP_P99.as_millis();
     let mut out = Vec::new();
@@ -638,4 +574,47 @@ pub(crate) fn drawn(r: &Results, layout: &Layout) -> Vec<(&'static str, String, 
         (c.id, label, draw_rates(&c, layout))
     });
     bars.chain(lines).collect()
+}
+
+/// The step whose timeline `r`'s page draws, with its server: the step of the experiment's
+/// first finding and that finding's first server, when it has timelines ([`Dips::of`] it);
+/// else the first valid step with timelines of the first server that has one.
+pub(crate) fn timeline_step(r: &Results) -> Option<(&ServerResult, &StepResult)> {
+    let has = |st: &&StepResult| st.valid && Dips::of(st).is_some();
+    let finding = bench_model::experiment::find(&r.experiment)
+        .and_then(|e| e.findings.first())
+        .and_then(|f| match f.a.pick {
+            Pick::Step(step) => {
+                let s = r.servers.iter().find(|s| s.name == f.a.server)?;
+                Some((s, find(s, f.a.endpoint, step).filter(has)?))
+            }
+            _ => None,
+        });
+    finding.or_else(|| {
+        r.servers
+            .iter()
+            .find_map(|s| Some((s, s.steps.iter().find(has)?)))
+    })
+}
+
+/// The timeline chart of `r` ([`timeline_step`]), titled by what was measured, and its
+/// caption; `None` when no step has timelines.
+pub(crate) fn timeline(r: &Results) -> Option<TimelineChart> {
+    let (s, st) = timeline_step(r)?;
+    let rounds: Vec<(u32, &Timeline)> = st
+        .repeats
+        .iter()
+        .enumerate()
+        .filter_map(|(i, run)| Some((run.round.unwrap_or(i as u32 + 1), run.timeline.as_ref()?)))
+        .collect();
+    let interval = rounds.first().map_or(0.5, |(_, t)| t.interval_s);
+    let title = format!(
+        "{} {} {}: {}, each round's measured window in {} s intervals",
+        r.experiment.to_uppercase(),
+        st.endpoint,
+        st.step,
+        s.name,
+        bench_chart::format::grouped(interval, 1).trim_end_matches(".0")
+    );
+    TimelineChart::new(title, &rounds, &Dips::of(st)?)
 }

@@ -13,7 +13,8 @@
 //! its runs newest first; then the sections of `bench instructions`, `bench tools compare`
 //! and `bench idle` files. Each run: which of its servers' code changed since it (given the
 //! workspace to ask git; [`stale`](super::stale)), its provenance folded in a `<details>`,
-//! the article's reported figures beside this run's, the charts of [`chart`](super::chart),
+//! the article's reported figures beside this run's, the charts of [`chart`](super::chart)
+//! (and in the section's newest run with timelines, its one timeline chart),
 //! the report's tables (the same [model](super::model) the markdown is written from;
 //! sortable: see `html/page.js`), and the fairness table.
 //!
@@ -40,10 +41,10 @@ use bench_model::results::tools::ToolResults;
 use bench_model::results::{Results, ServerResult};
 
 use super::build::{analogue, document, figure};
-use bench_chart::draw::Layout;
+use bench_chart::draw::{Layout, draw_timeline};
 use bench_chart::svg;
 
-use super::chart::{Kind, drawn, paired};
+use super::chart::{Kind, drawn, paired, timeline};
 use super::model::{Document, partial};
 use super::other::OtherResults;
 use crate::error::ReportError;
@@ -309,8 +310,10 @@ fn section(out: &mut String, id: &str, runs: &[&Doc], root: Option<&Path>) {
             if runs.len() == 1 { "" } else { "s" }
         );
     }
-    for d in runs {
-        run(out, d, e, root);
+    // One timeline chart in the section: its newest run's that has one.
+    let timed = runs.iter().position(|d| timeline(&d.results).is_some());
+    for (i, d) in runs.iter().enumerate() {
+        run(out, d, e, root, timed == Some(i));
     }
     out.push_str("</section>\n");
 }
@@ -320,7 +323,14 @@ fn run_id(r: &Results) -> String {
     r.file_name().trim_end_matches(".json").to_string()
 }
 
-fn run(out: &mut String, d: &Doc, e: Option<&experiment::Experiment>, root: Option<&Path>) {
+/// One run's `<article>`; with `timed`, its timeline chart after its other charts.
+fn run(
+    out: &mut String,
+    d: &Doc,
+    e: Option<&experiment::Experiment>,
+    root: Option<&Path>,
+    timed: bool,
+) {
     let r = &d.results;
     let _ = writeln!(
         out,
@@ -352,6 +362,14 @@ fn run(out: &mut String, d: &Doc, e: Option<&experiment::Experiment>, root: Opti
     out.push_str("<h4>Charts</h4>\n");
     for c in charts_html(r) {
         out.push_str(&c);
+        out.push('\n');
+    }
+    if let Some(t) = timeline(r).filter(|_| timed) {
+        let (wide, narrow) = (
+            draw_timeline(&t, &Layout::WIDE),
+            draw_timeline(&t, &Layout::NARROW),
+        );
+        out.push_str(&svg::figure("timeline", &t.title, &wide, &narrow));
         out.push('\n');
     }
     out.push_str("<h4>Tables</h4>\n");

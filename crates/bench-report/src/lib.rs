@@ -19,9 +19,10 @@
 //!
 //! Where a chart is drawn: `chart.rs` builds what each chart of a results file shows (which
 //! server is a row, which step a panel, which panel a finding cites, E7's lines against the
-//! offered rate) as `bench_chart::chart`'s data; the `bench_chart` crate draws it
-//! (`bench_chart::draw`), and `html.rs` puts each drawing on the page wide and narrow,
-//! `svg.rs` in the SVG file. Each module imports the ones it needs by name; this file only
+//! offered rate, which step's timeline) as `bench_chart`'s data; the `bench_chart` crate
+//! draws it (`bench_chart::draw`), and `html.rs` puts each drawing on the page wide and
+//! narrow, `svg.rs` in the SVG file (the timeline chart is the page's alone; `build.rs` writes
+//! its caption under the tables). Each module imports the ones it needs by name; this file only
 //! declares them and says what the crate offers, so no module depends on the crate's root.
 
 use std::fs;

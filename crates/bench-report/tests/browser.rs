@@ -14,6 +14,10 @@
 //!   scrolls; no request. Each check is then shown to fail on the same page broken on purpose
 //!   (`tests/browser/checks.js` holds them). Screenshots in `target/tmp/bench-report-390*.png`
 //!   and `…-1400*.png`.
+//! - The recorded run with timelines (docs/notes/2026-12-04-noise) at 390 and 1,400 px: its
+//!   timeline chart shows in the layout that fits, no chart text leaves the window or covers
+//!   another (the overlap check shown to fail on it broken on purpose); screenshots in
+//!   `target/tmp/bench-report-timeline-*.png`.
 //! - A frozen run doctored to an older commit shows, at its top, which servers' code changed
 //!   since (and its markdown says so).
 //!
@@ -605,6 +609,104 @@ fn the_published_page_reads_on_a_phone_and_on_a_wide_screen() {
         assert!(
             problems.contains("request: http://192.0.2.1/x.png"),
             "{width}: {problems}"
+        );
+    }
+}
+
+/// The results files with timelines: E3's in the dated note of 2026-12-04
+/// (`docs/notes/2026-12-04-noise/`, any folder under it).
+fn timed() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for p in fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .map(|e| e.unwrap().path())
+        {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if name.starts_with("e3-") && name.ends_with(".json") {
+                out.push(p);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&root().join("docs/notes/2026-12-04-noise"), &mut out);
+    out.sort();
+    out
+}
+
+/// A page of the recorded run with timelines at 390 and 1,400 px: its one timeline chart
+/// shows in the layout that fits, none of its text (nor any other chart's) leaves the window
+/// or covers another, none under 11 px on the phone; the overlap check shown to fail on the
+/// timeline chart broken on purpose. Screenshots in `target/tmp/bench-report-timeline-*.png`.
+#[test]
+fn the_timeline_reads_on_a_phone_and_on_a_wide_screen() {
+    let files = timed();
+    assert!(
+        !files.is_empty(),
+        "no e3-*.json under docs/notes/2026-12-04-noise: the recorded run with timelines"
+    );
+    let Some(bin) = chromium() else {
+        return require::missing(
+            "bench::browser",
+            "Chromium",
+            "set BENCH_CHROMIUM, or run scripts/install-peers.sh to install Debian's chromium",
+        );
+    };
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let page = tmp.join("bench-report-timeline.html");
+    bench_report::write_html(&files, &page, Some(&root())).unwrap();
+    let url = format!("file://{}", page.display());
+    let mut b = Browser::launch(&bin, &tmp.join("bench-report-timeline-chromium"));
+    for width in [390_u32, 1400] {
+        let s = b.page(width, 900);
+        b.open(&s, &url);
+        b.eval(&s, CHECKS);
+        let phone = width < 700;
+        for call in ["overflow()", "overlaps()"] {
+            assert_eq!(check(&mut b, &s, call), json!([]), "{width}: {call}");
+        }
+        if phone {
+            assert_eq!(check(&mut b, &s, "small(11)"), json!([]), "{width}");
+        }
+        // One timeline chart, drawn in the layout that fits, with a line per round.
+        let shown = b.eval(
+            &s,
+            "Array.from(document.querySelectorAll('svg.chart[data-chart=timeline]')).filter(x => x.getBoundingClientRect().width > 0).map(x => [x.classList.contains('narrow'), x.querySelectorAll('polyline.round').length, x.getBoundingClientRect().width])",
+        );
+        let shown = shown.as_array().unwrap();
+        assert_eq!(shown.len(), 1, "{width}: {shown:?}");
+        assert_eq!(shown[0][0], json!(phone), "{width}: {shown:?}");
+        assert!(shown[0][1].as_u64().unwrap() >= 3, "{width}: {shown:?}");
+        assert!(
+            shown[0][2].as_f64().unwrap() <= f64::from(width),
+            "{width}: {shown:?}"
+        );
+        let y = b
+            .eval(
+                &s,
+                "document.querySelector('figure[data-chart=timeline]').getBoundingClientRect().top + scrollY - 10",
+            )
+            .as_f64()
+            .unwrap();
+        b.screenshot(
+            &s,
+            y,
+            &tmp.join(format!("bench-report-timeline-{width}.png")),
+        );
+        let problems = b.problems(&url);
+        assert!(problems.is_empty(), "{width}: {problems:#?}");
+        // The overlap check sees the timeline chart: a label over another there is found.
+        let svg = "Array.from(document.querySelectorAll('svg.chart[data-chart=timeline]')).filter(x => x.getBoundingClientRect().width > 0)[0]";
+        fails_when_broken(
+            &mut b,
+            &s,
+            "overlaps()",
+            &format!(
+                "(() => {{ const t = {svg}.querySelectorAll('text')[2]; const c = t.cloneNode(true); c.id = 'broken'; c.textContent = 'a label over another'; t.parentNode.appendChild(c); }})()"
+            ),
+            "document.getElementById('broken').remove()",
         );
     }
 }

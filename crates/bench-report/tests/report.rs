@@ -8,14 +8,17 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use bench_chart::draw::check::problems;
+use bench_chart::timeline::TimelineChart;
+use bench_model::noise::Dips;
 use bench_model::results::Results;
+use bench_model::results::timeline::Timeline;
 use bench_report::{Doc, html, markdown, svg_string, write_beside};
 
 mod common;
 
 use common::{
     cell, data, file_drawings, first_round, first_rounds, load, page_drawings, table, texts,
-    well_formed,
+    well_formed, with_timelines,
 };
 
 #[test]
@@ -745,7 +748,8 @@ fn a_probe_without_an_answer_is_drawn_as_a_lower_bound() {
     assert!(svg.contains("p99 a lower bound: the probe got no answer in some rounds"));
 }
 
-/// Every results file of an experiment run in docs/results and in the test data.
+/// Every results file of an experiment run in docs/results, in the test data, and in the
+/// dated note of the runs with timelines.
 fn every_results_file() -> Vec<PathBuf> {
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut out = Vec::new();
@@ -753,6 +757,7 @@ fn every_results_file() -> Vec<PathBuf> {
         crate_dir.join("../../docs/results"),
         crate_dir.join("tests/data"),
         crate_dir.join("tests/data/runs-2026-12-01"),
+        crate_dir.join(TIMED),
     ] {
         let mut found: Vec<PathBuf> = fs::read_dir(&dir)
             .unwrap()
@@ -766,9 +771,12 @@ fn every_results_file() -> Vec<PathBuf> {
     out
 }
 
+/// Where the runs with timelines are (their dated note, 2026-12-04).
+const TIMED: &str = "../../docs/notes/2026-12-04-noise/a";
+
 /// No text of any chart overlaps another or leaves its drawing (`bench_chart::draw::check`),
-/// in every chart of every results file: wide and narrow as the page holds them, and as the
-/// SVG file beside it draws them.
+/// in every chart of every results file: wide and narrow as the page holds them (a run with
+/// timelines: its timeline chart too), and as the SVG file beside it draws them.
 #[test]
 fn no_text_of_any_chart_overlaps_another_or_leaves_its_drawing() {
     let files = every_results_file();
@@ -783,10 +791,10 @@ fn no_text_of_any_chart_overlaps_another_or_leaves_its_drawing() {
             href: None,
         }]);
         let (page, file) = (page_drawings(&page), file_drawings(&svg_string(&r)));
-        // The file holds the page's charts, wide.
+        // The file holds the page's charts, wide, but for the timeline (the page's alone).
         let wide = page
             .iter()
-            .filter(|(w, _)| w.starts_with("chart wide"))
+            .filter(|(w, _)| w.starts_with("chart wide") && !w.starts_with("chart wide timeline"))
             .count();
         assert_eq!(file.len(), wide, "{name}");
         let file = file.into_iter().map(|d| ("file".into(), d));
@@ -804,4 +812,137 @@ fn no_text_of_any_chart_overlaps_another_or_leaves_its_drawing() {
         bad.len(),
         bad.join("\n")
     );
+}
+
+/// A run with timelines: one timeline chart in its experiment's section (the newest run's),
+/// of the step of the first finding (`/` c100, server-prebuilt) when it has timelines, else
+/// of the first server's that has; its caption the markdown's line under the tables.
+#[test]
+fn a_run_with_timelines_has_one_timeline_chart_and_its_caption_in_the_markdown() {
+    let base = load("results-e3-rounds.json");
+    // Only node-http's step has timelines: it is drawn.
+    let node = with_timelines(base.clone(), "node-http", "/", "c100", None);
+    let t = timeline_figure(&html(&[Doc {
+        results: node.clone(),
+        href: None,
+    }]));
+    assert_eq!(t.len(), 1);
+    assert!(
+        t[0].contains("E3 / c100: node-http, each round&#39;s measured window in 0.5 s intervals"),
+        "{}",
+        t[0]
+    );
+    // The finding's step has them too: it is drawn instead.
+    let both = with_timelines(node, "server-prebuilt", "/", "c100", Some(3));
+    let md = markdown(&both);
+    let line = md
+        .lines()
+        .find(|l| l.starts_with("**Timeline**"))
+        .unwrap_or_else(|| panic!("no timeline line:\n{md}"));
+    let st = &both.servers[1].steps[0];
+    assert_eq!(
+        (both.servers[1].name.as_str(), st.step.as_str()),
+        ("server-prebuilt", "c100")
+    );
+    let caption = bench_chart::timeline::caption(&Dips::of(st).unwrap());
+    assert_eq!(
+        line,
+        format!("**Timeline** of `/` c100, server-prebuilt: {caption}")
+    );
+    assert!(
+        caption.starts_with(
+            "1 of 80 intervals was a dip (10 % below its round's median); none of the 10 rounds was"
+        ),
+        "{caption}"
+    );
+    // Under the experiment's tables, before the resources.
+    let at = |s: &str| md.find(s).unwrap_or_else(|| panic!("no {s:?}"));
+    assert!(
+        at("**Timeline**") > at("| server-prebuilt |") && at("**Timeline**") < at("## Resources")
+    );
+    // Two runs with timelines: one chart, the newest run's, with one line per round and the dip.
+    let mut older = both.clone();
+    older.header.started_utc = "2026-12-01T00:00:00Z".into();
+    let page = html(&[
+        Doc {
+            results: older,
+            href: None,
+        },
+        Doc {
+            results: both.clone(),
+            href: None,
+        },
+    ]);
+    let t = timeline_figure(&page);
+    assert_eq!(t.len(), 1, "{t:?}");
+    let newest = both.file_name().trim_end_matches(".json").to_string();
+    let article = &page[page
+        .find(&format!("<article class=\"run\" id=\"{newest}\""))
+        .unwrap()..];
+    let article = &article[..article.find("</article>").unwrap()];
+    assert!(article.contains(&t[0]));
+    for svg in t[0].split("</svg>").filter(|s| s.contains("<svg")) {
+        assert_eq!(svg.matches("<polyline class=\"round\"").count(), 10);
+        assert_eq!(svg.matches("<g class=\"dip\"").count(), 1);
+        assert!(svg.contains("server-prebuilt"));
+    }
+    // The findings' headline chart is still the experiment's first bar chart.
+    assert!(!page[..page.find("<section class=\"experiment\"").unwrap()].contains("timeline"));
+}
+
+/// The published runs predate timelines: no timeline chart on their page, no line in their
+/// markdown.
+#[test]
+fn the_published_runs_have_no_timeline() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/results");
+    let docs: Vec<Doc> = every_results_file()
+        .into_iter()
+        .filter(|f| f.starts_with(&root))
+        .map(|f| Doc {
+            results: Results::load(&f).unwrap(),
+            href: None,
+        })
+        .collect();
+    assert!(docs.len() >= 7);
+    assert!(
+        docs.iter()
+            .all(|d| !markdown(&d.results).contains("**Timeline**"))
+    );
+    assert_eq!(timeline_figure(&html(&docs)), Vec::<String>::new());
+}
+
+/// Every timeline `<figure>` of a page.
+fn timeline_figure(page: &str) -> Vec<String> {
+    page.split("<figure class=\"chart\" data-chart=\"timeline\">")
+        .skip(1)
+        .map(|f| f[..f.find("</figure>").unwrap()].to_string())
+        .collect()
+}
+
+/// The timeline chart marks the intervals and the rounds `Dips::of` counts, no more and no
+/// fewer, in every step of the recorded run with timelines.
+#[test]
+fn the_timeline_marks_the_dips_and_low_rounds_that_dips_counts() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(TIMED);
+    let mut steps = 0;
+    for f in fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()) {
+        let r = Results::load(&f).unwrap();
+        for st in r.servers.iter().flat_map(|s| &s.steps) {
+            let Some(dips) = Dips::of(st) else { continue };
+            let rounds: Vec<(u32, &Timeline)> = st
+                .repeats
+                .iter()
+                .filter_map(|run| Some((run.round?, run.timeline.as_ref()?)))
+                .collect();
+            let c = TimelineChart::new(String::new(), &rounds, &dips).unwrap();
+            let marked = c.rounds.iter().flat_map(|l| &l.points).filter(|p| p.2);
+            assert_eq!(marked.count(), dips.dips, "{} {}", f.display(), st.step);
+            let drawn: usize = c.rounds.iter().map(|l| l.points.len()).sum();
+            assert_eq!((c.rounds.len(), drawn), (dips.repeats, dips.intervals));
+            let low = c.rounds.iter().filter(|l| l.low).count();
+            assert_eq!(low, dips.low_repeats, "{} {}", f.display(), st.step);
+            steps += 1;
+        }
+    }
+    assert!(steps >= 10, "{steps}");
 }

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use bench_chart::draw::Drawn;
 use bench_model::results::Results;
+use bench_model::results::timeline::Timeline;
 
 pub fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -239,4 +240,47 @@ pub fn file_drawings(svg: &str) -> Vec<Drawn> {
             height: next - y - 16.0,
         })
         .collect()
+}
+
+/// `r` with a timeline in every repeat of `server`'s `endpoint` `step`: 8 half-second
+/// intervals at 10,000 answers/s within 1 %, steal 1 %; in round `dip` (when given) the fifth
+/// interval 20 % down while steal was 30 %.
+pub fn with_timelines(
+    mut r: Results,
+    server: &str,
+    endpoint: &str,
+    step: &str,
+    dip: Option<u32>,
+) -> Results {
+    let st = r
+        .servers
+        .iter_mut()
+        .find(|s| s.name == server)
+        .and_then(|s| {
+            s.steps
+                .iter_mut()
+                .find(|st| st.endpoint == endpoint && st.step == step)
+        })
+        .unwrap_or_else(|| panic!("no {server} {endpoint} {step}"));
+    for run in &mut st.repeats {
+        let mut rates = [
+            10_000.0, 10_100.0, 9_900.0, 10_000.0, 10_050.0, 9_950.0, 10_000.0, 9_980.0,
+        ];
+        let mut steal = [1.0; 8];
+        if run.round == dip {
+            rates[4] = 8_000.0;
+            steal[4] = 30.0;
+        }
+        run.timeline = Some(Timeline {
+            interval_s: 0.5,
+            duration_s: vec![0.5; 8],
+            loopback_mb_per_s: rates.iter().map(|x| x / 1000.0).collect(),
+            responses_per_s: Some(rates.to_vec()),
+            steal_percent: steal.to_vec(),
+            other_percent: vec![1.0; 8],
+            server_wait_percent: vec![0.5; 8],
+            ..Timeline::default()
+        });
+    }
+    r
 }
