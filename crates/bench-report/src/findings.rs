@@ -217,7 +217,7 @@ fn how_sure(f: &Finding, bound: &str, x: f64, i: &Interval) -> String {
     said
 }
 
-/// `; undecided at ±23 %: about 40 more rounds would bring it within ±10 %` for a ratio (not a
+/// `; its size undecided at ±23 %: about 40 more rounds would bring it within ±10 %` for a ratio (not a
 /// bound, not a capacity) whose 95 % interval is wider than
 /// [`FINDING_WIDTH`](sequential::FINDING_WIDTH) on either side of it; else nothing.
 fn too_wide(f: &Finding, bound: &str, x: f64, i: &Interval) -> String {
@@ -235,7 +235,7 @@ fn too_wide(f: &Finding, bound: &str, x: f64, i: &Interval) -> String {
     }
     let more = sequential::rounds_for(i.n, h, target) - i.n;
     format!(
-        "; undecided at ±{:.0} %: about {} more rounds would bring it within ±{:.0} %",
+        "; its size undecided at ±{:.0} %: about {} more rounds would bring it within ±{:.0} %",
         (h.exp() - 1.0) * 100.0,
         thousands(more as f64),
         (target.exp() - 1.0) * 100.0
@@ -905,7 +905,7 @@ mod tests {
         // The remedy's probe always answered: an exact figure, nothing more said.
         assert_eq!(
             said[1],
-            "With the same work offloaded (`/api/sync-offload`), `node-http`'s probe p99 is 14.6× its idle one here (2.34 vs 0.16 ms; 95 % CI 11.0–18.3, 6 rounds; undecided at ±32 %: about 46 more rounds \
+            "With the same work offloaded (`/api/sync-offload`), `node-http`'s probe p99 is 14.6× its idle one here (2.34 vs 0.16 ms; 95 % CI 11.0–18.3, 6 rounds; its size undecided at ±32 %: about 46 more rounds \
              would bring it within ±10 %)."
         );
     }
