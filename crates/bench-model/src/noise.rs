@@ -60,6 +60,15 @@ fn series(t: &Timeline) -> Option<&[f64]> {
     (v.len() >= 2 && v.iter().all(|x| *x > 0.0)).then_some(v)
 }
 
+/// The timelines of `step`'s repeats that have two whole intervals or more.
+fn readable(step: &StepResult) -> Vec<&Timeline> {
+    step.repeats
+        .iter()
+        .filter_map(|r| r.timeline.as_ref())
+        .filter(|t| series(t).is_some())
+        .collect()
+}
+
 /// A repeat's mean throughput over its whole intervals, weighted by their lengths.
 pub fn mean(t: &Timeline) -> Option<f64> {
     let v = series(t)?;
@@ -71,12 +80,7 @@ pub fn mean(t: &Timeline) -> Option<f64> {
 impl Levels {
     /// The levels of `step`'s repeats; `None` when fewer than two have a timeline.
     pub fn of(step: &StepResult) -> Option<Levels> {
-        let timelines: Vec<&Timeline> = step
-            .repeats
-            .iter()
-            .filter_map(|r| r.timeline.as_ref())
-            .filter(|t| series(t).is_some())
-            .collect();
+        let timelines = readable(step);
         if timelines.len() < 2 {
             return None;
         }
@@ -203,12 +207,7 @@ const COLUMNS: [Column; 6] = [
 impl Dips {
     /// The dips of `step`'s repeats; `None` when none has a timeline.
     pub fn of(step: &StepResult) -> Option<Dips> {
-        let timelines: Vec<&Timeline> = step
-            .repeats
-            .iter()
-            .filter_map(|r| r.timeline.as_ref())
-            .filter(|t| series(t).is_some())
-            .collect();
+        let timelines = readable(step);
         if timelines.is_empty() {
             return None;
         }
