@@ -201,8 +201,8 @@ pub struct TimelineInterval {
 }
 
 /// The timeline of the built-in generator's report in `stdout`: `None` for a run without
-/// `--interval` (and every report from before it). The harness reads it beside [`parse`]'s
-/// [`Run`].
+/// `--interval` (and every report from before it). The harness reads it beside the [`Run`]
+/// this module's parser reads from the same report.
 pub fn timeline(stdout: &str, stderr: &str) -> Result<Option<Timeline>, ToolError> {
     let Some(t) = report(stdout, stderr)?.result.timeline else {
         return Ok(None);
