@@ -47,6 +47,7 @@ use std::time::Duration;
 
 use crate::term::progress::Progress;
 use bench_model::experiment::{Probe, Step, Warmup};
+use bench_model::results::timeline::INTERVAL;
 use bench_model::results::{Rss, Run, StepResult, Windows};
 
 use bench_model::rules::{self as verdict, Threads};
@@ -73,6 +74,7 @@ pub fn spec(step: &Step) -> LoadSpec {
         warmup: None,
         stages: Vec::new(),
         rate: step.rate,
+        timeline: Some(INTERVAL),
     }
 }
 
@@ -85,6 +87,7 @@ pub fn warmup_spec(step: &Step) -> LoadSpec {
     LoadSpec {
         duration,
         requests,
+        timeline: None,
         ..spec(step)
     }
 }
@@ -520,17 +523,21 @@ fn measure(
 ) -> anyhow::Result<Measured> {
     let url = format!("http://{}{}", subject.addr, step.endpoint);
     // The probe (E4): the built-in generator, a small load on its own endpoint, beside the
-    // measured run; a step of no connections is the probe alone.
+    // measured run; a step of no connections is the probe alone, then the measured run with
+    // its timeline.
+    let alone = step.connections == 0 && step.probe.is_some();
     let probe = match &step.probe {
         Some(p) => {
-            let spec = probe_spec(p, step);
+            let spec = LoadSpec {
+                timeline: alone.then_some(INTERVAL),
+                ..probe_spec(p, step)
+            };
             let url = format!("http://{}{}", subject.addr, p.endpoint);
             let argv = Tool::Builtin.argv(&spec, &url, load.loadgen)?;
             Some((spec, argv))
         }
         None => None,
     };
-    let alone = step.connections == 0 && probe.is_some();
     let mut settled: Vec<Settled> =
         settle(load.settle, subject, progress, what, After::StepBefore)?
             .into_iter()
@@ -852,6 +859,7 @@ pub fn probe_spec(probe: &Probe, step: &Step) -> LoadSpec {
         warmup: Some(probe.warmup),
         stages: Vec::new(),
         rate: None,
+        timeline: None,
     }
 }
 

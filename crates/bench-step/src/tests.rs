@@ -261,8 +261,11 @@ fn a_probe_runs_beside_the_measured_run_and_alone_for_the_baseline() {
     assert_eq!(
         probe,
         "/x/loadgen http://127.0.0.1:9/api/hello -c 1 -d 1s --mode keep-alive \
-         --timeout 5s --warmup 500ms --interval 500ms --json --no-progress"
+         --timeout 5s --warmup 500ms --json --no-progress"
     );
+    // Only the measured run asks for a timeline: the warm-up's and the probe's are never read.
+    let asks = |i: usize| launch.argvs[i].iter().any(|a| a == "--interval");
+    assert_eq!((asks(0), asks(1), asks(2)), (false, true, false));
     assert_eq!(r.tool_command, launch.argvs[1]);
     let p = r.repeats[0].probe.as_deref().expect("the probe's run");
     assert!(p.requests_per_s > 0.0 && p.latency_us.p99.is_some());
@@ -292,7 +295,11 @@ fn a_probe_runs_beside_the_measured_run_and_alone_for_the_baseline() {
     let (got, r, launch) = once(&s, vec![exited(0, &report(), "")], Some(&mut server), None);
     assert_eq!(got.unwrap(), Vec::<String>::new());
     assert_eq!(launch.argvs.len(), 1);
-    assert_eq!(launch.argvs[0].join(" "), probe);
+    // The probe's load, as the measured run with its timeline.
+    assert_eq!(
+        launch.argvs[0].join(" "),
+        probe.replace(" --json", " --interval 500ms --json")
+    );
     let run = &r.repeats[0];
     let p = run.probe.as_deref().unwrap();
     assert_eq!(p.requests_per_s, run.requests_per_s);

@@ -242,6 +242,7 @@ mod tests {
             warmup: None,
             stages: vec![],
             rate: None,
+            timeline: None,
         }
     }
 

@@ -11,15 +11,14 @@
 //! kept, and [`rules::fell_behind`] decides who held the unsent back: the generator
 //! ([`Run::tool_fell_behind`], the tool's limit) or the server (its saturation, a note).
 //!
-//! Every timed run asks for `--interval` at the harness's cadence
-//! ([`INTERVAL`](bench_model::results::timeline::INTERVAL)): its report then has a timeline,
+//! A run whose [`LoadSpec::timeline`] is set asks for `--interval` (the harness sets it to
+//! [`INTERVAL`](bench_model::results::timeline::INTERVAL) on a step's measured run): its report then has a timeline,
 //! the measured window in intervals, which [`timeline`] reads into this crate's [`Timeline`];
 //! the harness puts its answers and p99 beside its own readings in the run's timeline.
 
 use loadgen::Report;
 use serde::{Deserialize, Serialize};
 
-use bench_model::results::timeline::INTERVAL;
 use bench_model::results::{Errors, Latency, Run};
 use bench_model::rules;
 
@@ -59,9 +58,12 @@ pub(super) fn argv(spec: &LoadSpec, url: &str) -> Vec<String> {
     if let Some(w) = spec.warmup {
         a.extend(["--warmup".into(), duration_arg(w)]);
     }
-    // Its timeline, at the harness's cadence, wherever the window has a whole interval.
-    if spec.stages.is_empty() && spec.duration.is_some_and(|d| d >= INTERVAL) {
-        a.extend(["--interval".into(), duration_arg(INTERVAL)]);
+    // Its timeline, where the run asks for one and its window holds a whole interval.
+    if let Some(i) = spec.timeline
+        && spec.stages.is_empty()
+        && spec.duration.is_some_and(|d| d >= i)
+    {
+        a.extend(["--interval".into(), duration_arg(i)]);
     }
     a.extend(["--json".into(), "--no-progress".into()]);
     a
@@ -291,6 +293,7 @@ mod tests {
         s.mode = Mode::Http10KeepAlive;
         s.requests = Some(1000);
         s.headers.push(("Authorization".into(), "Bearer t".into()));
+        s.timeline = Some(Duration::from_millis(500));
         let a = Tool::Builtin
             .argv(&s, "http://127.0.0.1:1/hello", Path::new("/t/loadgen"))
             .unwrap();
@@ -302,6 +305,7 @@ mod tests {
         );
         let mut p = LoadSpec::keep_alive(100, Duration::from_secs(5));
         p.pipeline = 16;
+        p.timeline = Some(Duration::from_millis(500));
         let a = Tool::Builtin
             .argv(&p, "http://h:1/", Path::new("lg"))
             .unwrap();

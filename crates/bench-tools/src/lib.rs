@@ -68,6 +68,10 @@ pub struct LoadSpec {
     /// with `--latency-correction`); `None` for the closed model (a request when the last
     /// answer came back).
     pub rate: Option<f64>,
+    /// Report the measured window in intervals this long (the built-in generator's
+    /// `--interval`, where the window holds one; the other tools have no such report). Set for
+    /// a step's measured run only: a warm-up's or a probe's timeline is never read.
+    pub timeline: Option<Duration>,
 }
 
 impl LoadSpec {
@@ -84,6 +88,7 @@ impl LoadSpec {
             warmup: None,
             stages: Vec::new(),
             rate: None,
+            timeline: None,
         }
     }
 }

@@ -16,6 +16,7 @@ fn at(rate: f64) -> LoadSpec {
     LoadSpec {
         timeout: Some(Duration::from_secs(10)),
         rate: Some(rate),
+        timeline: Some(Duration::from_millis(500)),
         ..LoadSpec::keep_alive(100, Duration::from_secs(10))
     }
 }
