@@ -2,7 +2,7 @@
 //! children, or a load tool), read from /proc while a step runs.
 //!
 //! [`Sampler::start`] reads the tree at once (the "start" reading), then a thread reads it
-//! every interval; [`Sampler::finish`] stops the thread, reads once more (the "end") and
+//! every interval (`Periodic`, the reading thread the machine's ticker shares); [`Sampler::finish`] stops the thread, reads once more (the "end") and
 //! returns the [`Series`] of readings. RSS is the sum of the members' resident pages (pages two
 //! processes share count twice, as `ps` would show them).
 //!
@@ -233,40 +233,79 @@ fn schedstat_readable() -> bool {
     *READABLE.get_or_init(|| !thread_times(std::process::id() as i32).is_empty())
 }
 
+/// Readings taken on a thread of their own, one every `every`, until [`Periodic::stop`] (or a
+/// drop): what the sampler of a process tree and the machine's ticker
+/// ([`timeline::Ticker`](crate::timeline::Ticker)) share.
+pub(crate) struct Periodic<T> {
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<Vec<T>>>,
+}
+
+impl<T: Send + 'static> Periodic<T> {
+    /// Starts the thread `name`: it waits `every`, then keeps what `read` gives, until stopped.
+    pub(crate) fn start(
+        name: &str,
+        every: Duration,
+        mut read: impl FnMut() -> Option<T> + Send + 'static,
+    ) -> Periodic<T> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let handle = std::thread::Builder::new()
+            .name(name.into())
+            .spawn(move || {
+                let mut got = Vec::new();
+                while !flag.load(Ordering::Relaxed) {
+                    // Sleep in short slices so that stop() returns promptly.
+                    let until = Instant::now() + every;
+                    while Instant::now() < until && !flag.load(Ordering::Relaxed) {
+                        std::thread::sleep(Duration::from_millis(10).min(every));
+                    }
+                    got.extend(read());
+                }
+                got
+            })
+            .ok();
+        Periodic { stop, handle }
+    }
+
+    /// Stops the thread and returns its readings; `None` when it could not run.
+    pub(crate) fn stop(mut self) -> Option<Vec<T>> {
+        self.stop.store(true, Ordering::Relaxed);
+        self.handle.take()?.join().ok()
+    }
+}
+
+impl<T> Drop for Periodic<T> {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
 /// A running sampler of one process tree.
 pub struct Sampler {
     root: i32,
     started: Instant,
-    stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<Vec<Reading>>>,
+    /// The reading at the start, when the tree was there.
+    first: Option<Reading>,
+    periodic: Periodic<Reading>,
 }
 
 impl Sampler {
     /// Reads the tree under `root` now, then every `every` on a thread.
     pub fn start(root: i32, every: Duration) -> Sampler {
         let started = Instant::now();
-        let mut readings: Vec<Reading> = read(root, Duration::ZERO).into_iter().collect();
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&stop);
-        let handle = std::thread::Builder::new()
-            .name("bench-sampler".into())
-            .spawn(move || {
-                while !flag.load(Ordering::Relaxed) {
-                    // Sleep in short slices so that finish() returns promptly.
-                    let until = Instant::now() + every;
-                    while Instant::now() < until && !flag.load(Ordering::Relaxed) {
-                        std::thread::sleep(Duration::from_millis(10).min(every));
-                    }
-                    readings.extend(read(root, started.elapsed()));
-                }
-                readings
-            })
-            .ok();
+        let first = read(root, Duration::ZERO);
+        let periodic = Periodic::start("bench-sampler", every, move || {
+            read(root, started.elapsed())
+        });
         Sampler {
             root,
             started,
-            stop,
-            handle,
+            first,
+            periodic,
         }
     }
 
@@ -278,26 +317,18 @@ impl Sampler {
     /// Stops sampling, reads the tree a last time and returns every reading; `None` when the
     /// tree was not seen at the start (the process had already gone) or the thread could not
     /// run.
-    pub fn finish(mut self) -> Option<Series> {
-        self.stop.store(true, Ordering::Relaxed);
-        let mut readings = self.handle.take()?.join().ok()?;
-        if readings.first().is_none_or(|r| r.at != Duration::ZERO) {
+    pub fn finish(self) -> Option<Series> {
+        let later = self.periodic.stop()?;
+        let mut readings: Vec<Reading> = self.first.into_iter().collect();
+        if readings.is_empty() {
             return None;
         }
+        readings.extend(later);
         readings.extend(read(self.root, self.started.elapsed()));
         Some(Series {
             origin: self.started,
             readings,
         })
-    }
-}
-
-impl Drop for Sampler {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
     }
 }
 

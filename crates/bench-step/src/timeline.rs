@@ -9,16 +9,13 @@
 //! the interval's edges, times the interval's length: no source's readings are stretched over
 //! another's window.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use bench_model::results::timeline::{INTERVAL, Slice, Timeline};
 use bench_tools::Timeline as Generated;
 
 use super::machine::{Clock, Window};
-use super::sample::Series;
+use super::sample::{Periodic, Series};
 
 /// One reading of the machine.
 #[derive(Clone, Copy, Debug)]
@@ -47,48 +44,27 @@ fn tick() -> Option<Tick> {
 
 /// The machine read on a thread until [`Ticker::finish`].
 pub struct Ticker {
-    stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<Vec<Tick>>>,
+    /// The reading at the start, when the machine could be read.
+    first: Option<Tick>,
+    periodic: Periodic<Tick>,
 }
 
 impl Ticker {
     /// Reads the machine now, then every `every`.
     pub fn start(every: Duration) -> Ticker {
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&stop);
-        let handle = std::thread::Builder::new()
-            .name("bench-ticker".into())
-            .spawn(move || {
-                let mut ticks: Vec<Tick> = tick().into_iter().collect();
-                while !flag.load(Ordering::Relaxed) {
-                    let until = Instant::now() + every;
-                    while Instant::now() < until && !flag.load(Ordering::Relaxed) {
-                        std::thread::sleep(Duration::from_millis(10).min(every));
-                    }
-                    ticks.extend(tick());
-                }
-                ticks
-            })
-            .ok();
-        Ticker { stop, handle }
+        Ticker {
+            first: tick(),
+            periodic: Periodic::start("bench-ticker", every, tick),
+        }
     }
 
     /// Stops, reads once more, and returns the readings; `None` when the machine could not be
     /// read.
-    pub fn finish(mut self) -> Option<Ticks> {
-        self.stop.store(true, Ordering::Relaxed);
-        let mut ticks = self.handle.take()?.join().ok()?;
+    pub fn finish(self) -> Option<Ticks> {
+        let mut ticks: Vec<Tick> = self.first.into_iter().collect();
+        ticks.extend(self.periodic.stop()?);
         ticks.extend(tick());
         (ticks.len() >= 2).then_some(Ticks(ticks))
-    }
-}
-
-impl Drop for Ticker {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(h) = self.handle.take() {
-            let _ = h.join();
-        }
     }
 }
 
