@@ -228,7 +228,7 @@ fn too_wide(f: &Finding, bound: &str, x: f64, i: &Interval) -> String {
     if !(x > 0.0 && i.low > 0.0 && i.high.is_finite()) {
         return String::new();
     }
-    let h = (x / i.low).ln().max((i.high / x).ln());
+    let h = sequential::log_half_width(x, i.low, i.high);
     let target = sequential::FINDING_WIDTH;
     if h <= target {
         return String::new();

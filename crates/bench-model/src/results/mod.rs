@@ -355,6 +355,12 @@ impl StepResult {
             .collect()
     }
 
+    /// Whether the load tool set the pace in any of its rounds ([`Run::tool_set_pace`]): its
+    /// requests/s is then at least what was measured, as its median's `†` says.
+    pub fn tool_set_pace(&self) -> bool {
+        self.repeats.iter().any(Run::tool_set_pace)
+    }
+
     /// A paired comparison: `figure` of this step over `figure` of `other` in each round
     /// both measured, the median of those ratios and its interval
     /// ([`stats::median_interval`](crate::stats::median_interval); below 6 rounds it says its

@@ -60,7 +60,13 @@ pub fn widened(ratios: &[f64]) -> Option<Widened> {
 
 /// The widened interval's half-width on logs.
 pub fn half_width(w: &Widened) -> f64 {
-    (w.median / w.low).ln().max((w.high / w.median).ln())
+    log_half_width(w.median, w.low, w.high)
+}
+
+/// The half-width on logs of an interval `[low, high]` around `median`: the farther of its
+/// two ends, `max(ln(median/low), ln(high/median))`.
+pub fn log_half_width(median: f64, low: f64, high: f64) -> f64 {
+    (median / low).ln().max((high / median).ln())
 }
 
 /// Whether `ratios` need another round for a 95 % interval within ±`target` on logs (0.05 ≈
@@ -101,11 +107,10 @@ pub struct Wanting {
 }
 
 /// The figure a cell's ratio is read on: requests/s, or CPU per request when the load tool
-/// set the pace in most of its rounds (its requests/s is then the tool's, the same for every
-/// server the tool saturates).
+/// set the pace in any of its rounds (its requests/s is then the tool's, the same for every
+/// server the tool saturates: the `†` of its tables).
 fn figure_of(st: &StepResult) -> fn(&Run) -> Option<f64> {
-    let bound = st.repeats.iter().filter(|r| r.tool_set_pace()).count();
-    if bound * 2 > st.repeats.len() {
+    if st.tool_set_pace() {
         |r| r.cpu_us_per_request
     } else {
         |r| Some(r.requests_per_s).filter(|x| *x > 0.0)
@@ -156,8 +161,8 @@ pub fn wanting(results: &Results, target: f64) -> Vec<Wanting> {
 
 /// The cells of `results` whose findings (the experiment's declared comparisons of two servers
 /// at one step) or A/A pairs still need rounds for ±`target`: each finding's paired ratio of its
-/// quantity (CPU per request where the load tool set both sides' requests/s in most rounds, as
-/// the finding then says), each copy over its original as in [`wanting`]. A finding read at
+/// quantity (CPU per request where the load tool set both sides' requests/s, as the finding
+/// then says), each copy over its original as in [`wanting`]. A finding read at
 /// the best step or on a ladder is not one of a step's cells and is left out.
 pub fn wanting_findings(results: &Results, findings: &[Finding], target: f64) -> Vec<Wanting> {
     let index = |name: &str| results.servers.iter().position(|s| s.name == name);
@@ -182,14 +187,12 @@ pub fn wanting_findings(results: &Results, findings: &[Finding], target: f64) ->
         else {
             continue;
         };
-        let bound = |st: &StepResult| {
-            st.repeats.iter().filter(|r| r.tool_set_pace()).count() * 2 > st.repeats.len()
-        };
-        let quantity = if f.quantity == Quantity::RequestsPerS && bound(a) && bound(b) {
-            Quantity::CpuUsPerRequest
-        } else {
-            f.quantity
-        };
+        let quantity =
+            if f.quantity == Quantity::RequestsPerS && a.tool_set_pace() && b.tool_set_pace() {
+                Quantity::CpuUsPerRequest
+            } else {
+                f.quantity
+            };
         let ratios = a.paired_ratios(b, |r| quantity.of(r));
         if needs_more(&ratios, target) && !out.iter().any(|w| w.server == i && w.against == Some(j))
         {

@@ -57,10 +57,6 @@ fn marks(st: &StepResult, other: Option<&StepResult>) -> Marks {
 
 /// Whether the load tool set `st`'s pace in any of its rounds: its requests/s is then a
 /// lower bound of the server's, as the page marks it (`†`).
-fn tool_set(st: &StepResult) -> bool {
-    st.repeats.iter().any(Run::tool_set_pace)
-}
-
 /// A figure of a cell: name, name over the ceiling, the figure of a run, whether the tool's
 /// pace bounds it, on open-loop rungs only.
 type Figure = (
@@ -109,7 +105,7 @@ fn cell(
     if !st.valid {
         return None;
     }
-    let bound = if bounded && tool_set(st) {
+    let bound = if bounded && st.tool_set_pace() {
         Bound::AtLeast
     } else {
         Bound::Exact
@@ -278,7 +274,7 @@ fn finding(r: &Results, f: &experiment::Finding, q: Quantity) -> Option<Sample> 
     // Requests/s the tool set, and a probe that got no answer (E4), are at least what was
     // counted.
     let at_least = |st: &StepResult| match q {
-        Quantity::RequestsPerS => tool_set(st),
+        Quantity::RequestsPerS => st.tool_set_pace(),
         Quantity::ProbeP99Ms => st.repeats.iter().any(|r| {
             r.probe_p99_or_censored()
                 .is_some_and(|(_, censored)| censored)
