@@ -1,8 +1,10 @@
 //! `bench calibrate`: the error rates of `bench compare`'s verdicts, measured on seeded
-//! simulations ([`bench_model::verdict::calibrate`]) and printed as four tables; the same
+//! simulations ([`bench_model::verdict::calibrate`]) and printed as four tables, then the
+//! coverage and cost of the rounds by the width needed ([`sequential`]); the same
 //! seed prints the same tables, which docs/reading-results.md quotes.
 
 use bench_model::verdict::calibrate::{self, Noise};
+use bench_model::verdict::sequential;
 use bench_report::table::Table;
 
 use crate::cli::CalibrateArgs;
@@ -125,6 +127,33 @@ pub fn run(a: &CalibrateArgs) -> anyhow::Result<()> {
             format!("×{:.3}", c.width),
             pct(c.aa_moved),
             pct(c.bracket_held),
+        ]);
+    }
+    crate::term::out::text(t);
+    say!(
+        "\nRounds by the width needed (bench run --until-width): from 6 rounds, one more while the interval one rank wider than the printed one is wider than the target, 60 at most; two identical servers, each side's runs with the VM's dips"
+    );
+    let mut t = Table::new(&[
+        "ratio's per-round log-sd",
+        "target",
+        "printed 95 % interval holds it",
+        "target reached",
+        "mean rounds",
+    ]);
+    for (sd, target) in sequential::TABLE {
+        let c = sequential::coverage(
+            target,
+            sequential::side_noise(sd),
+            60,
+            trials as u64 / 2,
+            seed,
+        );
+        t.row(vec![
+            format!("{sd:.2}"),
+            format!("±{:.0} %", target * 100.0),
+            pct(c.held),
+            pct(c.reached),
+            format!("{:.0}", c.rounds),
         ]);
     }
     crate::term::out::text(t);
