@@ -15,12 +15,9 @@ fn f3(x: Option<f64>) -> String {
     x.map_or("–".into(), |x| format!("{x:.3}"))
 }
 
-/// The step of `server` with `st`'s endpoint and name.
+/// The valid step of `server` with `st`'s endpoint and name.
 fn same<'a>(server: &'a ServerResult, st: &StepResult) -> Option<&'a StepResult> {
-    server
-        .steps
-        .iter()
-        .find(|s| s.valid && s.step == st.step && s.endpoint == st.endpoint)
+    crate::read::find(server, &st.endpoint, &st.step).filter(|s| s.valid)
 }
 
 /// The per-step levels, one row per server and step that has timelines.
@@ -41,13 +38,12 @@ pub fn levels(runs: &[Results]) -> Table {
         "dips went with",
     ]);
     for r in runs {
-        let ceiling = r.servers.iter().find(|s| s.name == CEILING);
         for s in &r.servers {
             for st in s.steps.iter().filter(|st| st.valid) {
                 let Some(l) = Levels::of(st) else { continue };
-                let by_ceiling = ceiling
-                    .filter(|c| c.name != s.name)
-                    .and_then(|c| same(c, st))
+                let by_ceiling = r
+                    .ceiling_step(&st.endpoint, &st.step)
+                    .filter(|_| s.name != CEILING)
                     .map(|c| st.paired_ratios(c, |m| Some(m.requests_per_s)))
                     .and_then(|v| log_sd(&v));
                 let d = Dips::of(st);
