@@ -47,6 +47,20 @@ use driver::{Browser, base64, chromium};
 /// The checks run in the page (`window.checks`).
 const CHECKS: &str = include_str!("browser/checks.js");
 
+/// Chromium's binary; where it is missing, what [`require::missing`] does with that (a failure
+/// in CI, a skip that says so elsewhere) and `None`.
+fn chromium_or_missing() -> Option<PathBuf> {
+    let bin = chromium();
+    if bin.is_none() {
+        require::missing(
+            "bench::browser",
+            "Chromium",
+            "set BENCH_CHROMIUM, or run scripts/install-peers.sh to install Debian's chromium",
+        );
+    }
+    bin
+}
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -130,12 +144,8 @@ fn ladder_endpoints(r: &Results) -> usize {
 
 #[test]
 fn the_page_renders_offline_and_sorts() {
-    let Some(bin) = chromium() else {
-        return require::missing(
-            "bench::browser",
-            "Chromium",
-            "set BENCH_CHROMIUM, or run scripts/install-peers.sh to install Debian's chromium",
-        );
+    let Some(bin) = chromium_or_missing() else {
+        return;
     };
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let docs = docs();
@@ -387,12 +397,8 @@ fn fails_when_broken(b: &mut Browser, s: &str, call: &str, breaking: &str, resto
 /// issue 45 asks of it, each check then shown to fail on the page broken on purpose.
 #[test]
 fn the_published_page_reads_on_a_phone_and_on_a_wide_screen() {
-    let Some(bin) = chromium() else {
-        return require::missing(
-            "bench::browser",
-            "Chromium",
-            "set BENCH_CHROMIUM, or run scripts/install-peers.sh to install Debian's chromium",
-        );
+    let Some(bin) = chromium_or_missing() else {
+        return;
     };
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let files = published();
@@ -647,12 +653,8 @@ fn the_timeline_reads_on_a_phone_and_on_a_wide_screen() {
         !files.is_empty(),
         "no e3-*.json under docs/notes/2026-12-04-noise: the recorded run with timelines"
     );
-    let Some(bin) = chromium() else {
-        return require::missing(
-            "bench::browser",
-            "Chromium",
-            "set BENCH_CHROMIUM, or run scripts/install-peers.sh to install Debian's chromium",
-        );
+    let Some(bin) = chromium_or_missing() else {
+        return;
     };
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let page = tmp.join("bench-report-timeline.html");
@@ -793,12 +795,8 @@ fn a_stale_run_says_what_changed_on_the_page_and_in_its_markdown() {
         )
     );
 
-    let Some(bin) = chromium() else {
-        return require::missing(
-            "bench::browser",
-            "Chromium",
-            "set BENCH_CHROMIUM, or run scripts/install-peers.sh to install Debian's chromium",
-        );
+    let Some(bin) = chromium_or_missing() else {
+        return;
     };
     let docs: Vec<Doc> = [&stale, &current, &foreign]
         .into_iter()
