@@ -12,7 +12,8 @@
 //!   disturbed, kept up, too short), each one function beside its thresholds;
 //! - [`schema`]: the committed JSON Schema of each kind of results file, and the check of a
 //!   document against it;
-//! - [`stats`]: the one median, and how a rate is written ([`stats::thousands`]);
+//! - [`stats`]: the one median, the one standard deviation, and how a rate is written
+//!   ([`stats::thousands`]);
 //! - [`verdict`]: whether a figure moved between two runs, stayed the same within a margin,
 //!   or cannot be told, with the error rates of each call measured ([`verdict::calibrate`]);
 //!   E7's capacity with an interval ([`verdict::capacity`]);

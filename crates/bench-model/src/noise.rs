@@ -42,16 +42,7 @@ pub struct Levels {
 /// The log-sd of `v` about its mean (n − 1); `None` below 2 values.
 pub fn log_sd(v: &[f64]) -> Option<f64> {
     let logs: Vec<f64> = v.iter().filter(|x| **x > 0.0).map(|x| x.ln()).collect();
-    sd(&logs)
-}
-
-fn sd(v: &[f64]) -> Option<f64> {
-    if v.len() < 2 {
-        return None;
-    }
-    let mean = v.iter().sum::<f64>() / v.len() as f64;
-    let ss: f64 = v.iter().map(|x| (x - mean).powi(2)).sum();
-    Some((ss / (v.len() - 1) as f64).sqrt())
+    crate::stats::sd(&logs)
 }
 
 /// A repeat's whole intervals' throughput, when it has at least two (every one above 0).

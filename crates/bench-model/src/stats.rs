@@ -24,6 +24,16 @@ pub fn median(mut v: Vec<f64>) -> Option<f64> {
     }
 }
 
+/// The sample standard deviation of `v` about its mean (n − 1); `None` below 2 values.
+pub fn sd(v: &[f64]) -> Option<f64> {
+    if v.len() < 2 {
+        return None;
+    }
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
+    let ss: f64 = v.iter().map(|x| (x - mean).powi(2)).sum();
+    Some((ss / (v.len() - 1) as f64).sqrt())
+}
+
 /// The median of whole numbers (the mean of the middle two rounded half up, without
 /// overflow); `None` for none.
 pub fn median_u64(mut v: Vec<u64>) -> Option<u64> {

@@ -139,15 +139,9 @@ pub struct Ratio {
     pub coverage: f64,
 }
 
-/// The sd of the logs of `v` about their mean (0 for fewer than two).
+/// The sd of `v` (logs) about their mean and how many there are (0 for fewer than two).
 fn sd(v: &[f64]) -> (f64, usize) {
-    let n = v.len();
-    if n < 2 {
-        return (0.0, n);
-    }
-    let mean = v.iter().sum::<f64>() / n as f64;
-    let ss: f64 = v.iter().map(|x| (x - mean).powi(2)).sum();
-    ((ss / (n - 1) as f64).sqrt(), n)
+    (crate::stats::sd(v).unwrap_or(0.0), v.len())
 }
 
 /// Compares `old` and `new` (each with at least two positive values) against `margin`;
