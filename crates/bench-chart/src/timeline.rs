@@ -7,7 +7,7 @@
 //! round. Its caption ([`caption`]) says the same as [`Dips::of`] the step: how many
 //! intervals were dips, how many rounds were low, and what the dips went with.
 
-use bench_model::noise::{DIP, Dips, mean};
+use bench_model::noise::{DIP, Dips, below, mean, series};
 use bench_model::results::timeline::Timeline;
 use bench_model::stats::median;
 
@@ -61,13 +61,6 @@ pub fn threshold() -> f64 {
     100.0 * (-DIP).exp()
 }
 
-/// A timeline's whole intervals' throughput, as [`Dips`] reads it: `None` below two of them or
-/// where one is not above 0.
-fn series(t: &Timeline) -> Option<&[f64]> {
-    let v = t.throughput().get(..t.whole())?;
-    (v.len() >= 2 && v.iter().all(|x| *x > 0.0)).then_some(v)
-}
-
 /// The midpoint of each of `t`'s first `n` intervals, seconds from the window's start.
 fn midpoints(t: &Timeline, n: usize) -> Vec<f64> {
     let mut at = 0.0;
@@ -104,12 +97,12 @@ impl TimelineChart {
                 let points = midpoints(t, v.len())
                     .into_iter()
                     .zip(v.iter())
-                    .map(|(s, x)| (s, 100.0 * x / m, (x / m).ln() < -DIP))
+                    .map(|(s, x)| (s, 100.0 * x / m, below(*x, m)))
                     .collect();
                 RoundLine {
                     round: *round,
                     points,
-                    low: level.is_some_and(|l| (l / mid).ln() < -DIP),
+                    low: level.is_some_and(|l| below(l, mid)),
                 }
             })
             .collect();

@@ -45,10 +45,17 @@ pub fn log_sd(v: &[f64]) -> Option<f64> {
     crate::stats::sd(&logs)
 }
 
-/// A repeat's whole intervals' throughput, when it has at least two (every one above 0).
-fn series(t: &Timeline) -> Option<&[f64]> {
-    let v = &t.throughput()[..t.whole()];
+/// A repeat's whole intervals' throughput, when it has at least two (every one above 0): what
+/// every level, dip and chart of a timeline is read from.
+pub fn series(t: &Timeline) -> Option<&[f64]> {
+    let v = t.throughput().get(..t.whole())?;
     (v.len() >= 2 && v.iter().all(|x| *x > 0.0)).then_some(v)
+}
+
+/// Whether `x` is a dip against `reference` (an interval against its repeat's median
+/// interval, a repeat's mean against the median repeat's): more than [`DIP`] below it on logs.
+pub fn below(x: f64, reference: f64) -> bool {
+    (x / reference).ln() < -DIP
 }
 
 /// The timelines of `step`'s repeats that have two whole intervals or more.
@@ -202,7 +209,7 @@ impl Dips {
         if timelines.is_empty() {
             return None;
         }
-        let mut dev = Vec::new();
+        let (mut dev, mut is_dip) = (Vec::new(), Vec::new());
         let mut cols: Vec<Vec<f64>> = vec![Vec::new(); COLUMNS.len()];
         let mut has = [true; COLUMNS.len()];
         for t in &timelines {
@@ -210,6 +217,7 @@ impl Dips {
             let m = median(v.to_vec()).unwrap_or(1.0);
             for (i, x) in v.iter().enumerate() {
                 dev.push((x / m).ln());
+                is_dip.push(below(*x, m));
                 for (c, (_, get)) in COLUMNS.iter().enumerate() {
                     match get(t).get(i) {
                         Some(y) => cols[c].push(*y),
@@ -218,7 +226,6 @@ impl Dips {
                 }
             }
         }
-        let is_dip: Vec<bool> = dev.iter().map(|d| *d < -DIP).collect();
         let with = COLUMNS
             .iter()
             .zip(&cols)
@@ -251,7 +258,7 @@ impl Dips {
         Some(Dips {
             intervals: dev.len(),
             dips: is_dip.iter().filter(|d| **d).count(),
-            low_repeats: means.iter().filter(|m| (*m / mid).ln() < -DIP).count(),
+            low_repeats: means.iter().filter(|m| below(**m, mid)).count(),
             repeats: timelines.len(),
             with,
         })
