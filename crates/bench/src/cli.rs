@@ -244,6 +244,10 @@ pub struct RunArgs {
     /// docs/reading-results.md)
     #[arg(long, value_name = "PCT", value_parser = width)]
     pub until_width: Option<f64>,
+    /// The width --until-width asks of the A/A pairs (--aa), ±PCT % (default: --until-width's):
+    /// the pair shows the run's precision, so it may be asked for a narrower one than a finding
+    #[arg(long, value_name = "PCT", value_parser = width, requires = "until_width")]
+    pub aa_width: Option<f64>,
     /// Which ratios --until-width narrows: `findings` (the experiment's findings and the A/A
     /// pairs) or `cells` (also every server's step over the ceiling of the same round)
     #[arg(long, value_name = "WHAT", default_value = "findings", requires = "until_width", value_parser = ["findings", "cells"])]

@@ -51,6 +51,8 @@ pub struct Plan {
 pub struct Until {
     /// The half-width asked, percent.
     pub percent: f64,
+    /// The half-width asked of the A/A pairs, percent (`--aa-width`; else `percent`).
+    pub aa_percent: f64,
     /// The most rounds, the planned ones included.
     pub max_rounds: u32,
     /// Also every cell's ratio to the ceiling, not only the findings and A/A pairs.
@@ -63,6 +65,20 @@ impl Until {
     /// The half-width on logs (`ln(1 + PCT/100)`).
     pub fn half_width(&self) -> f64 {
         (1.0 + self.percent / 100.0).ln()
+    }
+
+    /// The widths asked, as the run's lines say them: `±10 %`, or `±10 % (A/A pairs ±3 %)`.
+    pub fn asked(&self) -> String {
+        if self.aa_percent == self.percent {
+            format!("±{} %", self.percent)
+        } else {
+            format!("±{} % (A/A pairs ±{} %)", self.percent, self.aa_percent)
+        }
+    }
+
+    /// The A/A pairs' half-width on logs.
+    pub fn aa_half_width(&self) -> f64 {
+        (1.0 + self.aa_percent / 100.0).ln()
     }
 }
 
@@ -170,6 +186,7 @@ impl Plan {
             subjects,
             until: args.until_width.map(|percent| Until {
                 percent,
+                aa_percent: args.aa_width.unwrap_or(percent),
                 max_rounds: args.max_rounds.max(repeat),
                 cells: args.until_of == "cells",
                 budget: args

@@ -38,6 +38,7 @@ pub const E2: Experiment = Experiment {
     publish_steps: &[],
     publish_endpoints: &[],
     publish_aa: &[],
+    publish_until_minutes: 0,
     fixed_steps: steps,
 };
 

@@ -45,6 +45,7 @@ pub const E4: Experiment = Experiment {
     publish_steps: &[],
     publish_endpoints: &[],
     publish_aa: &[],
+    publish_until_minutes: 0,
     fixed_steps: steps,
 };
 

@@ -50,6 +50,7 @@ pub const E5: Experiment = Experiment {
     publish_steps: &["c100"],
     publish_endpoints: &[],
     publish_aa: &[],
+    publish_until_minutes: 2,
     fixed_steps: steps,
 };
 

@@ -33,11 +33,15 @@ pub const E6: Experiment = Experiment {
     }],
     findings: E6_FINDINGS,
     headline_rank: 2,
-    publish_length: Some(Duration::from_secs(2)),
+    // 1 s, not 2: a run's noise is whole-run (docs/notes/2026-12-04-noise.md: the same
+    // per-run log-sd at 0.5 s and 8 s); the time it frees buys E3's and E5's rounds by the
+    // width needed.
+    publish_length: Some(Duration::from_secs(1)),
     publish_rounds: 6,
     publish_steps: &["c256"],
     publish_endpoints: &[],
     publish_aa: &[],
+    publish_until_minutes: 0,
     fixed_steps: steps,
 };
 

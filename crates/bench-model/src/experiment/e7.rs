@@ -35,6 +35,7 @@ pub const E7: Experiment = Experiment {
     publish_steps: &[],
     publish_endpoints: &["/hello"],
     publish_aa: &[],
+    publish_until_minutes: 0,
     fixed_steps: no_fixed_steps,
 };
 

@@ -134,7 +134,20 @@ pub struct Experiment {
     /// variation) and one that sets its own (node-http, whose pair shows the precision of a
     /// server's own figures).
     pub publish_aa: &'static [&'static str],
+    /// The minutes `bench publish` gives it after its planned rounds for rounds by the width
+    /// needed (`bench run --until-width` [`PUBLISH_WIDTH`] `--aa-width` [`PUBLISH_AA_WIDTH`]
+    /// `--until-minutes`): rounds of only its findings' and A/A pairs' cells still wider than
+    /// those, each with its partner; 0 for none. The publish's 90 minutes are spent where the
+    /// findings need them: E3 (the headline's, with the A/A pairs) and E5.
+    pub publish_until_minutes: u32,
 }
+
+/// The half-width, percent, `bench publish` narrows each finding's interval to with the rounds
+/// of [`Experiment::publish_until_minutes`] (a wider one says "its size undecided at ±X %").
+pub const PUBLISH_WIDTH: f64 = 10.0;
+
+/// The half-width, percent, `bench publish` narrows each A/A pair's interval to.
+pub const PUBLISH_AA_WIDTH: f64 = 3.0;
 
 /// A `bench run --aa` argument ([`Experiment::publish_aa`]) as the server to copy and the
 /// endpoint the copy is limited to: `("node-http", Some("/"))` for `node-http@/`,

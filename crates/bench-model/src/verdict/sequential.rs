@@ -161,11 +161,18 @@ pub fn wanting(results: &Results, target: f64) -> Vec<Wanting> {
 }
 
 /// The cells of `results` whose findings (the experiment's declared comparisons of two servers
-/// at one step) or A/A pairs still need rounds for ±`target`: each finding's paired ratio of its
+/// at one step) still need rounds for ±`target`, or whose A/A pairs still need them for
+/// ±`aa_target` (the pair shows the run's precision, so it is asked for a narrower one than a
+/// finding: `bench publish` asks ±3 % of E3's pairs and ±10 % of every finding): each finding's paired ratio of its
 /// quantity (CPU per request where the load tool set both sides' requests/s, as the finding
 /// then says), each copy over its original as in [`wanting`]. A finding read at
 /// the best step or on a ladder is not one of a step's cells and is left out.
-pub fn wanting_findings(results: &Results, findings: &[Finding], target: f64) -> Vec<Wanting> {
+pub fn wanting_findings(
+    results: &Results,
+    findings: &[Finding],
+    target: f64,
+    aa_target: f64,
+) -> Vec<Wanting> {
     let index = |name: &str| results.servers.iter().position(|s| s.name == name);
     let step_of = |i: usize, endpoint: &str, id: &str| {
         results.servers[i]
@@ -173,7 +180,7 @@ pub fn wanting_findings(results: &Results, findings: &[Finding], target: f64) ->
             .iter()
             .find(|st| st.valid && st.endpoint == endpoint && st.step == id)
     };
-    let mut out: Vec<Wanting> = wanting(results, target)
+    let mut out: Vec<Wanting> = wanting(results, aa_target)
         .into_iter()
         .filter(|w| w.against.is_some_and(|j| Some(j) != index(CEILING)))
         .collect();
@@ -286,6 +293,7 @@ fn simulate(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::copy_number;
 
     #[test]
     fn an_interval_twice_too_wide_needs_four_times_the_rounds() {
@@ -353,7 +361,7 @@ mod tests {
         let r = Results::load(std::path::Path::new(path)).expect("the recorded run");
         let e3 = crate::experiment::find("e3").unwrap();
         let name = |i: usize| r.servers[i].name.as_str();
-        let all = wanting_findings(&r, e3.findings, 0.001);
+        let all = wanting_findings(&r, e3.findings, 0.001, 0.001);
         let pairs: Vec<(&str, &str, &str)> = all
             .iter()
             .map(|w| (name(w.server), name(w.against.unwrap()), w.step.as_str()))
@@ -373,7 +381,22 @@ mod tests {
             "{pairs:?}"
         );
         assert!(pairs.iter().all(|p| p.1 != CEILING), "{pairs:?}");
-        assert_eq!(wanting_findings(&r, e3.findings, 0.5), vec![]);
+        assert_eq!(wanting_findings(&r, e3.findings, 0.5, 0.5), vec![]);
+        // The pairs asked for a narrower width than the finding: only the pairs want rounds.
+        let aa = wanting_findings(&r, e3.findings, 0.5, 0.001);
+        assert!(!aa.is_empty());
+        assert!(
+            aa.iter().all(|w| copy_number(name(w.server)).1 == 2),
+            "{aa:?}"
+        );
+        // And the other way round: only the finding.
+        let f = wanting_findings(&r, e3.findings, 0.001, 0.5);
+        assert_eq!(
+            f.iter()
+                .map(|w| (name(w.server), name(w.against.unwrap())))
+                .collect::<Vec<_>>(),
+            vec![("server-prebuilt", "node-http")]
+        );
     }
 
     #[test]

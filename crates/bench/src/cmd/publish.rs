@@ -446,7 +446,8 @@ fn plan(env: &Env, args: &PublishArgs) -> anyhow::Result<Vec<Planned>> {
                         estimate: chosen
                             .iter()
                             .map(|(_, st)| server_takes(st, plan.repeat))
-                            .sum::<Duration>(),
+                            .sum::<Duration>()
+                            + until_takes(plan.until.and_then(|u| u.budget)),
                         command,
                         skipped: None,
                     }
@@ -629,6 +630,21 @@ fn run_command(e: &'static Experiment, args: &PublishArgs, servers: &[String]) -
             let rates: Vec<String> = l.publish_rates.iter().map(u64::to_string).collect();
             v.extend(["--rates".into(), rates.join(",")]);
         }
+        // Rounds by the width needed, where the experiment is given minutes for them.
+        if e.publish_until_minutes > 0 {
+            v.extend([
+                "--until-width".into(),
+                experiment::PUBLISH_WIDTH.to_string(),
+                "--until-minutes".into(),
+                e.publish_until_minutes.to_string(),
+            ]);
+            if !e.publish_aa.is_empty() {
+                v.extend([
+                    "--aa-width".into(),
+                    experiment::PUBLISH_AA_WIDTH.to_string(),
+                ]);
+            }
+        }
     }
     // The A/A pairs of the experiments that declare them (E3, the headline's): two copies of
     // one server, whose ratio shows the run's precision; a pair whose server is not measured
@@ -641,6 +657,12 @@ fn run_command(e: &'static Experiment, args: &PublishArgs, servers: &[String]) -
     }
     v.extend(shared_flags(args));
     v
+}
+
+/// What a run's rounds by the width needed may take: its `--until-minutes`, and the round
+/// under way when they end (a round started is finished), counted as a minute.
+pub fn until_takes(budget: Option<Duration>) -> Duration {
+    budget.map_or(Duration::ZERO, |b| b + Duration::from_secs(60))
 }
 
 /// What one cell of a run in rounds takes: its step's length and warm-up, and what the
@@ -960,6 +982,7 @@ fn swap(env: &Env, args: &PublishArgs, state: &State, staging: &Path) -> anyhow:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bench_model::experiment::{PUBLISH_AA_WIDTH, PUBLISH_WIDTH};
 
     #[test]
     fn published_names_are_the_results_kinds_with_a_timestamp() {
@@ -997,9 +1020,8 @@ mod tests {
             // most).
             let a = publish_args(&[]);
             let command = run_command(e, &a, &[]);
-            let steps =
-                crate::plan::chosen_steps(e, &run_args(&command, &a, Path::new("")).unwrap())
-                    .unwrap();
+            let parsed = run_args(&command, &a, Path::new("")).unwrap();
+            let steps = crate::plan::chosen_steps(e, &parsed).unwrap();
             assert!(!steps.is_empty(), "{}'s publish measures no step", e.id);
             let mut secs = Duration::ZERO;
             for s in manifest
@@ -1029,6 +1051,12 @@ mod tests {
                     }
                 }
             }
+            // Its rounds by the width needed.
+            secs += until_takes(
+                parsed
+                    .until_minutes
+                    .map(|m| Duration::from_secs(u64::from(m) * 60)),
+            );
             println!("{}: {:.1} min", e.id, secs.as_secs_f64() / 60.0);
             total += secs;
         }
@@ -1054,6 +1082,30 @@ mod tests {
             7,
             "a new experiment belongs in PARTS"
         );
+    }
+
+    /// The publish spends rounds by the width needed where an experiment is given minutes
+    /// for them (E3 with its A/A pairs asked ±3 %, E5), and nowhere else; `--quick` never.
+    #[test]
+    fn rounds_by_the_width_needed_go_where_the_publish_gives_minutes() {
+        let a = publish_args(&[]);
+        for e in &experiment::ALL {
+            let r = run_args(&run_command(e, &a, &[]), &a, Path::new("")).unwrap();
+            let minutes = (e.publish_until_minutes > 0).then_some(e.publish_until_minutes);
+            assert_eq!(r.until_minutes, minutes, "{}", e.id);
+            assert_eq!(r.until_width, minutes.map(|_| PUBLISH_WIDTH), "{}", e.id);
+            let aa = (minutes.is_some() && !e.publish_aa.is_empty()).then_some(PUBLISH_AA_WIDTH);
+            assert_eq!(r.aa_width, aa, "{}", e.id);
+        }
+        let e3 = experiment::find("e3").unwrap();
+        let r = run_args(&run_command(e3, &a, &[]), &a, Path::new("")).unwrap();
+        assert_eq!(
+            (r.until_width, r.aa_width, r.until_minutes),
+            (Some(10.0), Some(3.0), Some(4))
+        );
+        let quick = publish_args(&["--quick"]);
+        let r = run_args(&run_command(e3, &quick, &[]), &quick, Path::new("")).unwrap();
+        assert_eq!(r.until_width, None);
     }
 
     /// `bench publish` with `extra` flags, as its command line parses it.

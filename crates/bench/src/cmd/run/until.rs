@@ -33,12 +33,17 @@ impl Run<'_> {
             let wanting = if until.cells {
                 sequential::wanting(results, until.half_width())
             } else {
-                sequential::wanting_findings(results, p.exp.findings, until.half_width())
+                sequential::wanting_findings(
+                    results,
+                    p.exp.findings,
+                    until.half_width(),
+                    until.aa_half_width(),
+                )
             };
             if wanting.is_empty() {
                 crate::say!(
-                    "every ratio is within ±{} % after {round} rounds",
-                    until.percent
+                    "every ratio is within {} after {round} rounds",
+                    until.asked()
                 );
                 return Ok(());
             }
@@ -61,9 +66,9 @@ impl Run<'_> {
                     None => format!("--max-rounds {}", until.max_rounds),
                 };
                 crate::say!(
-                    "{stop}: {} ratio(s) still wider than ±{} %: {}",
+                    "{stop}: {} ratio(s) still wider than {}: {}",
                     names.len(),
-                    until.percent,
+                    until.asked(),
                     names.join(", ")
                 );
                 return Ok(());
@@ -92,10 +97,10 @@ impl Run<'_> {
                 return Ok(());
             }
             crate::say!(
-                "round {round}: {} cell(s) for {} ratio(s) wider than ±{} %",
+                "round {round}: {} cell(s) for {} ratio(s) wider than {}",
                 cells.len(),
                 wanting.len(),
-                until.percent
+                until.asked()
             );
             ckpt.more(cells.len());
             rng.shuffle(&mut cells);
@@ -128,9 +133,10 @@ mod tests {
 
     /// E3's first quick step on `/` (c100) on `servers`, 6 planned rounds, each
     /// run's requests/s drawn around 100,000 with a log-sd of 0.1 (a seeded stream of
-    /// answers, warm-ups included), until ±`percent` or `max` rounds.
+    /// answers, warm-ups included), until ±`percent` (the A/A pairs ±`aa_percent`) or `max`
+    /// rounds. `NAME#2` is a copy of `NAME`, as `--aa NAME` makes it.
     fn run(
-        percent: f64,
+        (percent, aa_percent): (f64, f64),
         max: u32,
         servers: &[&str],
         cells: bool,
@@ -144,7 +150,11 @@ mod tests {
         let manifest = manifest::Manifest::load_default().unwrap();
         let chosen: Vec<_> = servers
             .iter()
-            .map(|n| (manifest.get(n).unwrap().clone(), vec![step.clone()]))
+            .map(|n| {
+                let mut s = manifest.get(n.split('#').next().unwrap()).unwrap().clone();
+                s.name = n.to_string();
+                (s, vec![step.clone()])
+            })
             .collect();
         let plan = Plan {
             exp,
@@ -156,6 +166,7 @@ mod tests {
             subjects: Subjects::Local(chosen.clone()),
             until: Some(Until {
                 percent,
+                aa_percent,
                 max_rounds: max,
                 cells,
                 budget: None,
@@ -195,8 +206,10 @@ mod tests {
             answers,
             ..Default::default()
         };
-        let dir =
-            std::env::temp_dir().join(format!("bench-until-{percent}-{}", std::process::id()));
+        // A folder of its own per call: the tests run in parallel.
+        static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("bench-until-{}-{call}", std::process::id()));
         let (got, results, _) =
             super::super::tests::measured(&plan, &chosen, &args, &mut fakes, &mut launch, &dir, 3);
         let _ = std::fs::remove_dir_all(&dir);
@@ -214,7 +227,7 @@ mod tests {
 
     #[test]
     fn a_ratio_wider_than_the_width_gets_rounds_with_its_partner_up_to_the_budget() {
-        let (r, argvs) = run(1.0, 9, &["server-prebuilt", "ceiling"], true);
+        let (r, argvs) = run((1.0, 1.0), 9, &["server-prebuilt", "ceiling"], true);
         // ±1 % is out of reach at 10 % noise: three more rounds of both cells, numbered on.
         assert_eq!(rounds(&r, "server-prebuilt"), (1..=9).collect::<Vec<_>>());
         assert_eq!(rounds(&r, "ceiling"), (1..=9).collect::<Vec<_>>());
@@ -224,7 +237,7 @@ mod tests {
 
     #[test]
     fn a_ratio_within_the_width_after_the_planned_rounds_gets_none() {
-        let (r, argvs) = run(99.0, 9, &["server-prebuilt", "ceiling"], true);
+        let (r, argvs) = run((99.0, 99.0), 9, &["server-prebuilt", "ceiling"], true);
         assert_eq!(rounds(&r, "server-prebuilt"), (1..=6).collect::<Vec<_>>());
         assert_eq!(argvs.len(), 2 * 2 * 6);
     }
@@ -233,9 +246,34 @@ mod tests {
     fn by_default_only_a_findings_two_servers_get_rounds() {
         // E3's finding at / c100: server-prebuilt over node-http. The ceiling, measured in the
         // planned rounds, is not one of its sides.
-        let (r, _) = run(1.0, 8, &["server-prebuilt", "node-http", "ceiling"], false);
+        let (r, _) = run(
+            (1.0, 1.0),
+            8,
+            &["server-prebuilt", "node-http", "ceiling"],
+            false,
+        );
         assert_eq!(rounds(&r, "server-prebuilt"), (1..=8).collect::<Vec<_>>());
         assert_eq!(rounds(&r, "node-http"), (1..=8).collect::<Vec<_>>());
         assert_eq!(rounds(&r, "ceiling"), (1..=6).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn the_pairs_asked_narrower_than_the_findings_get_rounds_alone() {
+        // An A/A pair asked ±1 % while findings are asked ±99 %: the pair gets rounds (the
+        // split between a run's findings and its pairs, on a recorded run:
+        // `sequential`'s tests).
+        let servers = ["server-prebuilt", "server-prebuilt#2"];
+        let (r, _) = run((99.0, 1.0), 8, &servers, false);
+        assert_eq!(rounds(&r, "server-prebuilt"), (1..=8).collect::<Vec<_>>());
+        assert_eq!(rounds(&r, "server-prebuilt#2"), (1..=8).collect::<Vec<_>>());
+        // Asked ±99 % of both, it gets none; asked ±1 % of findings only, none either.
+        for widths in [(99.0, 99.0), (1.0, 99.0)] {
+            let (r, _) = run(widths, 8, &servers, false);
+            assert_eq!(
+                rounds(&r, "server-prebuilt#2"),
+                (1..=6).collect::<Vec<_>>(),
+                "{widths:?}"
+            );
+        }
     }
 }
