@@ -41,10 +41,7 @@ pub const E1: Experiment = Experiment {
     }],
     findings: E1_FINDINGS,
     headline_rank: 3,
-    // 1 s, not 2: a run's noise is whole-run (docs/notes/2026-12-04-noise.md: the same
-    // per-run log-sd at 0.5 s and 8 s); the time it frees buys E3's and E5's rounds by the
-    // width needed.
-    publish_length: Some(Duration::from_secs(1)),
+    publish_length: Some(Duration::from_secs(2)),
     publish_rounds: 6,
     publish_steps: &["c100", "c1000"],
     publish_endpoints: &[],

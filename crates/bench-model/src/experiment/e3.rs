@@ -46,10 +46,7 @@ pub const E3: Experiment = Experiment {
     ],
     findings: E3_FINDINGS,
     headline_rank: 1,
-    // 1 s, not 2: a run's noise is whole-run (docs/notes/2026-12-04-noise.md: the same
-    // per-run log-sd at 0.5 s and 8 s), so the second second bought nothing, and its time buys
-    // rounds by the width needed (`publish_until_minutes`).
-    publish_length: Some(Duration::from_secs(1)),
+    publish_length: Some(Duration::from_secs(2)),
     publish_rounds: 6,
     publish_steps: &["c100", "c1000"],
     publish_endpoints: &[],
@@ -60,7 +57,7 @@ pub const E3: Experiment = Experiment {
     // its pace, in any round of any step of either publish (the tool's CPU 41–61 %, its
     // limit 90 %), so that pair measures the precision of a server's own figures.
     publish_aa: &["server-prebuilt@/", "node-http@/"],
-    publish_until_minutes: 4,
+    publish_until_minutes: 3,
     fixed_steps: steps,
 };
 

@@ -33,13 +33,13 @@ pub const E6: Experiment = Experiment {
     }],
     findings: E6_FINDINGS,
     headline_rank: 2,
-    // 1 s, not 2: a run's noise is whole-run (docs/notes/2026-12-04-noise.md: the same
-    // per-run log-sd at 0.5 s and 8 s); the time it frees buys E3's and E5's rounds by the
-    // width needed.
-    publish_length: Some(Duration::from_secs(1)),
+    publish_length: Some(Duration::from_secs(2)),
     publish_rounds: 6,
     publish_steps: &["c256"],
-    publish_endpoints: &[],
+    // Plaintext only: its finding and the headline read `/hello`, and JSON's `/api/hello` is
+    // E1's endpoint too (every framework, 100 and 1,000 connections); the half of E6 it took
+    // buys E3's and E5's rounds by the width needed (docs/notes/2026-12-05-rounds-where-needed.md).
+    publish_endpoints: &["/hello"],
     publish_aa: &[],
     publish_until_minutes: 0,
     fixed_steps: steps,

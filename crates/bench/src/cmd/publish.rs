@@ -1101,7 +1101,7 @@ mod tests {
         let r = run_args(&run_command(e3, &a, &[]), &a, Path::new("")).unwrap();
         assert_eq!(
             (r.until_width, r.aa_width, r.until_minutes),
-            (Some(10.0), Some(3.0), Some(4))
+            (Some(10.0), Some(3.0), Some(3))
         );
         let quick = publish_args(&["--quick"]);
         let r = run_args(&run_command(e3, &quick, &[]), &quick, Path::new("")).unwrap();
